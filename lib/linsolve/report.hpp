@@ -1,0 +1,21 @@
+#pragma once
+// What every linear solve returns (DESIGN.md section 1): a failed solve is an
+// error or a logged, counted event, never silently ignored.
+#include <string>
+
+namespace fsicut::linsolve {
+
+struct Report {
+  bool converged = false;
+  int iterations = 0;
+  double relative_residual = 0;  // |b - A x| / |b| at exit (0 when b = 0)
+  int unknowns = 0;
+};
+
+// Keeps the worse of two reports (for "worst substep" statistics).
+inline Report worst(const Report& a, const Report& b) {
+  if (a.converged != b.converged) return a.converged ? b : a;
+  return a.relative_residual >= b.relative_residual ? a : b;
+}
+
+}  // namespace fsicut::linsolve

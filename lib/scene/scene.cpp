@@ -1,0 +1,15 @@
+#include "lib/scene/scene.hpp"
+
+namespace fsicut::scene {
+
+const char* to_string(Coupling::Scheme scheme) {
+  switch (scheme) {
+    case Coupling::Scheme::spd: return "spd";
+    case Coupling::Scheme::indefinite: return "indefinite";
+    case Coupling::Scheme::damping_only: return "damping_only";
+    case Coupling::Scheme::weak: return "weak";
+  }
+  return "?";
+}
+
+}  // namespace fsicut::scene

@@ -1,0 +1,136 @@
+#pragma once
+// SceneDesc: the plain-data description of a scene file (DESIGN.md section 4).
+//
+// Defaults live here, in the member initializers, and nowhere else: the loader
+// starts from a default-constructed struct and overwrites what the file sets,
+// scenes/schema.json and scenes/README.md document the same values, and a test
+// checks that they agree. Units are SI throughout.
+//
+// Every element that later stages may complain about carries `pointer`, its
+// JSON pointer in the scene file, so that errors raised while building the
+// simulation (a mesh that does not close, a solid outside the grid) still point
+// into the file.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/core/types.hpp"
+
+namespace fsicut::scene {
+
+struct Grid {
+  Vec3i resolution{0, 0, 0};  // cells per axis, required
+  Vec3 origin{0, 0, 0};       // world position of the grid's min corner [m]
+  Real cell_size = 0;         // edge of a cubic cell [m], required
+  Vec3 max() const { return origin + cell_size * resolution.cast<Real>(); }
+};
+
+struct Time {
+  Real fps = 30;          // output frames per simulated second
+  int frames = 120;       // frames after the initial state (frame 0)
+  Real cfl = 1.0;         // substep dt <= cfl * cell_size / max speed
+  int max_substeps = 50;  // per frame; a frame needing more is an error
+};
+
+// A region of space: fluid regions, obstacles and pinned regions use it.
+struct Shape {
+  enum class Type { box, sphere, obj };
+  Type type = Type::box;
+  Vec3 min{0, 0, 0}, max{0, 0, 0};  // box [m]
+  Vec3 center{0, 0, 0};             // sphere [m]
+  Real radius = 0;                  // sphere [m]
+  std::string path;                 // obj, resolved against the scene folder
+  Vec3 velocity{0, 0, 0};           // fluid regions: initial velocity [m/s]
+  bool inside_out = false;          // obstacles: solid outside the shape (a container)
+  std::string pointer;              // JSON pointer of this shape in the scene
+};
+
+// A rigid placement applied to a solid's mesh after it is built:
+// x' = translate + R * (scale * x), R = Rz * Ry * Rx from `rotate` in degrees.
+struct Transform {
+  Vec3 translate{0, 0, 0};  // [m]
+  Vec3 rotate{0, 0, 0};     // Euler angles about x, then y, then z [degrees]
+  Real scale = 1;           // uniform
+};
+
+struct MeshDesc {
+  enum class Type { box, sphere, shell, obj };
+  Type type = Type::box;
+  // box: structured hexahedral cells, each split into 6 tetrahedra
+  Vec3 min{0, 0, 0}, max{0, 0, 0};
+  Vec3i cells{1, 1, 1};
+  // sphere / shell: icosphere surfaces tetrahedralized by TetGen
+  Vec3 center{0, 0, 0};
+  Real radius = 0;        // sphere [m]
+  Real outer_radius = 0;  // shell [m]
+  Real inner_radius = 0;  // shell [m]
+  int subdivisions = 2;   // icosphere level: 20 * 4^n surface triangles
+  // obj
+  std::string path;
+  // TetGen options (sphere, shell, obj)
+  Real max_tet_volume = 0;  // [m^3]; 0 = no volume constraint
+  Real quality = 2.0;       // radius-edge ratio bound (TetGen -q); 0 = no quality refinement
+  Transform transform;
+  std::string pointer;
+};
+
+struct Damping {
+  Real mass = 0;       // tau_m [1/s]
+  Real stiffness = 0;  // tau_k [s]
+};
+
+struct SolidDesc {
+  std::string name;  // output files are <name>.NNNN.obj
+  MeshDesc mesh;
+  Real density = 1000;        // [kg/m^3]
+  Real youngs_modulus = 1e5;  // [Pa]
+  Real poisson_ratio = 0.3;   // in [0, 0.5)
+  Damping damping;
+  Vec3 velocity{0, 0, 0};  // initial [m/s]
+  std::vector<Shape> pinned;
+  Real initial_scale = 1;  // < 1: starts compressed about its centroid
+  std::string pointer;
+};
+
+struct Fluid {
+  Real density = 1000;          // [kg/m^3]
+  int particles_per_cell = 8;
+  unsigned seed = 1;            // particle jitter
+  std::vector<Shape> regions;   // empty: no liquid
+};
+
+struct Coupling {
+  enum class Scheme { spd, indefinite, damping_only, weak };
+  Scheme scheme = Scheme::spd;
+  Real sigma = 0.9;        // split of the mass term between Z1 and Z2, in (0, 1)
+  bool alpha_auto = false; // alpha = |b1| / |b2| each solve
+  Real alpha = 1e-3;       // scaling of the solid block
+  Real tolerance = 1e-10;  // relative residual of every linear solve
+  int max_iterations = 2000;
+  bool allow_unconverged = false;  // true: a solve that stops early is logged, not fatal
+};
+
+struct Output {
+  std::string directory = "out";  // resolved against the scene folder
+  bool liquid = true;
+  bool solids = true;
+  int checkpoint_every = 10;           // frames; 0 = never
+  std::optional<Real> voxel_size;      // liquid VDB [m]; default: half the grid cell
+};
+
+struct Scene {
+  std::string file;       // the scene file as given (for messages)
+  std::string directory;  // its folder; relative paths were resolved against it
+  Grid grid;
+  Time time;
+  Vec3 gravity{0, -9.81, 0};  // [m/s^2]
+  Fluid fluid;
+  std::vector<Shape> obstacles;
+  std::vector<SolidDesc> solids;
+  Coupling coupling;
+  Output output;
+};
+
+const char* to_string(Coupling::Scheme scheme);
+
+}  // namespace fsicut::scene
