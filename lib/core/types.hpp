@@ -1,6 +1,7 @@
 #pragma once
 // The shared numeric vocabulary. Everything is SI: metres, seconds, kilograms, pascals.
 #include <Eigen/Core>
+#include <Eigen/Geometry>
 #include <cstdint>
 #include <vector>
 
