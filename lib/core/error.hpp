@@ -35,6 +35,10 @@ class SceneError : public Error {
   SceneError(const std::string& file, const std::string& pointer, const std::string& message)
       : Error(ExitCode::data, file + ": " + (pointer.empty() ? "(root)" : pointer) + ": " + message),
         file_(file), pointer_(pointer) {}
+  // A malformed file: `location` is "<file>:<line>:<column>", no pointer exists yet.
+  static constexpr struct Syntax {} syntax{};
+  SceneError(Syntax, const std::string& message) : Error(ExitCode::data, message) {}
+
   const std::string& file() const { return file_; }
   const std::string& pointer() const { return pointer_; }
 

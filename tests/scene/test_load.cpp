@@ -1,0 +1,154 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "lib/core/error.hpp"
+#include "lib/scene/load.hpp"
+#include "tests/support.hpp"
+
+using namespace fsicut;
+using namespace fsicut::scene;
+
+namespace {
+
+const char* MINIMAL = R"({ "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 } })";
+
+Scene parse(const std::string& text, const std::vector<Override>& overrides = {}) {
+  return parse_scene(text, "test.json", "/scenes", overrides);
+}
+
+// The message of the SceneError that parsing `text` throws ("" if none).
+std::string error_of(const std::string& text, const std::vector<Override>& overrides = {}) {
+  try {
+    parse(text, overrides);
+  } catch (const SceneError& e) {
+    CHECK(e.code() == ExitCode::data);
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("a minimal scene takes the documented defaults") {
+  const Scene s = parse(MINIMAL);
+  CHECK(s.grid.resolution == Vec3i(8, 8, 8));
+  CHECK(s.grid.cell_size == 0.125);
+  CHECK(s.grid.origin == Vec3::Zero());
+  CHECK(s.time.fps == 30);
+  CHECK(s.time.frames == 120);
+  CHECK(s.time.cfl == 1.0);
+  CHECK(s.time.max_substeps == 50);
+  CHECK(s.gravity == Vec3(0, -9.81, 0));
+  CHECK(s.fluid.density == 1000);
+  CHECK(s.fluid.particles_per_cell == 8);
+  CHECK(s.coupling.scheme == Coupling::Scheme::spd);
+  CHECK(s.coupling.sigma == 0.9);
+  CHECK(s.coupling.alpha == 1e-3);
+  CHECK_FALSE(s.coupling.alpha_auto);
+  CHECK(s.coupling.tolerance == 1e-10);
+  CHECK(s.output.directory == "/scenes/out");
+  CHECK(s.output.checkpoint_every == 10);
+}
+
+TEST_CASE("comments are allowed; syntax errors report line and column") {
+  CHECK_NOTHROW(parse("// a comment\n{ /* block */ \"grid\": {\"resolution\": [8,8,8], \"cell_size\": 0.1} }"));
+  const std::string e = error_of("{\n  \"grid\": {\n    \"resolution\": [8, 8, 8],,\n  }\n}");
+  MESSAGE(e);
+  CHECK(contains(e, "test.json:3:"));
+  CHECK(contains(e, "syntax error"));
+}
+
+TEST_CASE("unknown keys are errors with a did-you-mean suggestion and the JSON pointer") {
+  const std::string e = error_of(R"({ "grid": { "resolution": [8,8,8], "cell_size": 0.1, "orgin": [0,0,0] } })");
+  MESSAGE(e);
+  CHECK(contains(e, "test.json: /grid/orgin: unknown key \"orgin\" (did you mean \"origin\"?)"));
+  const std::string top = error_of(R"({ "grid": { "resolution": [8,8,8], "cell_size": 0.1 }, "solid": [] })");
+  CHECK(contains(top, "/solid: unknown key \"solid\" (did you mean \"solids\"?)"));
+}
+
+TEST_CASE("types and ranges are checked, errors point at the value") {
+  const std::string base = R"({ "grid": { "resolution": [8,8,8], "cell_size": 0.1 }, )";
+  CHECK(contains(error_of(base + R"("time": { "fps": "thirty" } })"), "/time/fps: expected a number, got a string"));
+  CHECK(contains(error_of(base + R"("time": { "frames": 2.5 } })"), "/time/frames: expected an integer"));
+  CHECK(contains(error_of(base + R"("gravity": [0, -9.81] })"), "/gravity: expected an array of 3 numbers"));
+  CHECK(contains(error_of(R"({ "grid": { "resolution": [8,0,8], "cell_size": 0.1 } })"), "/grid/resolution/1: must be >= 1"));
+  CHECK(contains(error_of(R"({ "grid": { "resolution": [8,8,8] } })"), "(root)") == false);
+  CHECK(contains(error_of(R"({ "grid": { "resolution": [8,8,8] } })"), "/grid: missing required key \"cell_size\""));
+  const std::string solid = base + R"("solids": [ { "name": "b", "mesh": { "type": "box", "min": [0,0,0], "max": [0.2,0.2,0.2] }, )";
+  CHECK(contains(error_of(solid + R"("density": -5 } ] })"), "/solids/0/density: must be > 0"));
+  CHECK(contains(error_of(solid + R"("poisson_ratio": 0.5 } ] })"), "/solids/0/poisson_ratio: must be in [0, 0.5)"));
+  CHECK(contains(error_of(solid + R"("damping": { "mas": 1 } } ] })"), "/solids/0/damping/mas: unknown key \"mas\" (did you mean \"mass\"?)"));
+  CHECK(contains(error_of(base + R"("coupling": { "scheme": "spdd" } })"), "/coupling/scheme: unknown scheme \"spdd\""));
+  CHECK(contains(error_of(base + R"("coupling": { "alpha": "automatic" } })"), "/coupling/alpha: expected a positive number or \"auto\""));
+  CHECK(contains(error_of(base + R"("coupling": { "sigma": 1.0 } })"), "/coupling/sigma: must be in (0"));
+}
+
+TEST_CASE("shapes accept only the keys of their type") {
+  const std::string base = R"({ "grid": { "resolution": [8,8,8], "cell_size": 0.1 }, )";
+  const std::string e = error_of(base + R"("fluid": { "regions": [ { "type": "sphere", "center": [0.4,0.4,0.4], "radius": 0.1, "min": [0,0,0] } ] } })");
+  CHECK(contains(e, "/fluid/regions/0/min: unknown key \"min\""));
+  CHECK(contains(error_of(base + R"("fluid": { "regions": [ { "type": "box", "min": [0,0,0], "max": [2,0.5,0.5] } ] } })"),
+                 "/fluid/regions/0: extends outside the grid"));
+  CHECK(contains(error_of(base + R"("obstacles": [ { "type": "cone" } ] })"), "/obstacles/0/type: unknown type \"cone\""));
+  const std::string mesh = base + R"("solids": [ { "name": "s", "mesh": )";
+  CHECK(contains(error_of(mesh + R"({ "type": "shell", "center": [0.4,0.4,0.4], "outer_radius": 0.1, "inner_radius": 0.2 } } ] })"),
+                 "/solids/0/mesh/inner_radius: inner_radius must be smaller than outer_radius"));
+  CHECK(contains(error_of(mesh + R"({ "type": "box", "min": [0,0,0], "max": [0.2,0.2,0.2], "radius": 1 } } ] })"),
+                 "/solids/0/mesh/radius: unknown key"));
+}
+
+TEST_CASE("solid names must be unique and usable as file names") {
+  const std::string base = R"({ "grid": { "resolution": [8,8,8], "cell_size": 0.1 }, "solids": [ )";
+  const std::string box = R"("mesh": { "type": "box", "min": [0,0,0], "max": [0.2,0.2,0.2] } })";
+  CHECK(contains(error_of(base + R"({ "name": "a/b", )" + box + "] }"), "/solids/0/name:"));
+  CHECK(contains(error_of(base + R"({ "name": "a", )" + box + R"(, { "name": "a", )" + box + "] }"),
+                 "/solids/1/name: duplicate solid name \"a\""));
+}
+
+TEST_CASE("relative paths resolve against the scene folder") {
+  const Scene s = parse(R"({ "grid": { "resolution": [8,8,8], "cell_size": 0.1 },
+    "solids": [ { "name": "t", "mesh": { "type": "obj", "path": "../meshes/toy.obj" } } ],
+    "output": { "directory": "runs/a" } })");
+  CHECK(s.solids[0].mesh.path == "/meshes/toy.obj");
+  CHECK(s.output.directory == "/scenes/runs/a");
+}
+
+TEST_CASE("--set overrides any value before validation") {
+  const Scene s = parse(MINIMAL, {parse_override("/time/frames=3"), parse_override("/coupling/alpha=auto"),
+                                  parse_override("/gravity=[0,0,-1]")});
+  CHECK(s.time.frames == 3);
+  CHECK(s.coupling.alpha_auto);
+  CHECK(s.gravity == Vec3(0, 0, -1));
+  CHECK(contains(error_of(MINIMAL, {parse_override("/time/fsp=24")}), "/time/fsp: unknown key \"fsp\" (did you mean \"fps\"?)"));
+  CHECK_THROWS_AS(parse_override("time/frames=3"), SceneError);
+  CHECK_THROWS_AS(parse_override("/time/frames"), SceneError);
+}
+
+TEST_CASE("the resolved scene reloads to the same scene") {
+  const Scene a = parse(R"({ "grid": { "resolution": [8,9,10], "cell_size": 0.1, "origin": [1,2,3] },
+    "fluid": { "regions": [ { "type": "box", "min": [1.1,2.1,3.1], "max": [1.5,2.5,3.5], "velocity": [1,0,0] } ] },
+    "solids": [ { "name": "s", "mesh": { "type": "sphere", "center": [1.4,2.4,3.4], "radius": 0.2 },
+                  "pinned": [ { "type": "box", "min": [1,2,3], "max": [1.2,2.2,3.2] } ] } ],
+    "coupling": { "alpha": "auto", "scheme": "weak" } })");
+  const Scene b = parse(to_json(a));
+  CHECK(to_json(a) == to_json(b));
+  CHECK(b.coupling.alpha_auto);
+  CHECK(b.coupling.scheme == Coupling::Scheme::weak);
+  CHECK(b.solids[0].pinned.size() == 1);
+}
+
+TEST_CASE("a missing scene file is a missing input (exit 66)") {
+  try {
+    load_scene("/nonexistent/scene.json");
+    FAIL("expected an error");
+  } catch (const MissingInputError& e) {
+    CHECK(e.code() == ExitCode::no_input);
+    CHECK(contains(e.what(), "/nonexistent/scene.json"));
+  }
+}
