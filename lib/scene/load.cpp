@@ -139,37 +139,45 @@ class Object {
   std::vector<std::string> known_;
 };
 
+// Numbers in messages as a user would write them (0.5, 1e-10), not std::to_string's 0.500000.
+template <class T>
+std::string num(const T& v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
 // Range checks, named so that messages say what the range is.
 auto positive() {
   return [](const auto& v, const Where& w) {
-    if (!(v > 0)) w.fail("must be > 0, got " + std::to_string(v));
+    if (!(v > 0)) w.fail("must be > 0, got " + num(v));
   };
 }
 auto non_negative() {
   return [](const auto& v, const Where& w) {
-    if (v < 0) w.fail("must be >= 0, got " + std::to_string(v));
+    if (v < 0) w.fail("must be >= 0, got " + num(v));
   };
 }
 auto at_least(int lo) {
   return [lo](const int& v, const Where& w) {
-    if (v < lo) w.fail("must be >= " + std::to_string(lo) + ", got " + std::to_string(v));
+    if (v < lo) w.fail("must be >= " + num(lo) + ", got " + num(v));
   };
 }
 auto open_interval(Real lo, Real hi) {
   return [lo, hi](const Real& v, const Where& w) {
     if (!(v > lo && v < hi))
-      w.fail("must be in (" + std::to_string(lo) + ", " + std::to_string(hi) + "), got " + std::to_string(v));
+      w.fail("must be in (" + num(lo) + ", " + num(hi) + "), got " + num(v));
   };
 }
 auto positive_vec3i() {
   return [](const Vec3i& v, const Where& w) {
     for (int i = 0; i < 3; ++i)
-      if (v[i] < 1) (w / static_cast<size_t>(i)).fail("must be >= 1, got " + std::to_string(v[i]));
+      if (v[i] < 1) (w / static_cast<size_t>(i)).fail("must be >= 1, got " + num(v[i]));
   };
 }
 auto positive_optional() {
   return [](const std::optional<Real>& v, const Where& w) {
-    if (v && !(*v > 0)) w.fail("must be > 0, got " + std::to_string(*v));
+    if (v && !(*v > 0)) w.fail("must be > 0, got " + num(*v));
   };
 }
 
@@ -298,7 +306,7 @@ MeshDesc read_mesh(const json& j, const Where& w) {
     o.get("max_tet_volume", m.max_tet_volume, non_negative());
     o.get("quality", m.quality, [](const Real& v, const Where& at) {
       // TetGen cannot guarantee radius-edge ratios below ~1.1 and may not terminate.
-      if (v != 0 && v < 1.1) at.fail("must be 0 (off) or >= 1.1, got " + std::to_string(v));
+      if (v != 0 && v < 1.1) at.fail("must be 0 (off) or >= 1.1, got " + num(v));
     });
   }
   if (o.has("transform")) m.transform = read_transform(o.at("transform"), w / "transform");
@@ -323,7 +331,7 @@ SolidDesc read_solid(const json& j, const Where& w) {
   o.get("density", s.density, positive());
   o.get("youngs_modulus", s.youngs_modulus, positive());
   o.get("poisson_ratio", s.poisson_ratio, [](const Real& v, const Where& at) {
-    if (!(v >= 0 && v < 0.5)) at.fail("must be in [0, 0.5), got " + std::to_string(v));
+    if (!(v >= 0 && v < 0.5)) at.fail("must be in [0, 0.5), got " + num(v));
   });
   if (o.has("damping")) {
     Object d(o.at("damping"), w / "damping");

@@ -1,0 +1,215 @@
+#include "lib/coupling/pressure_projection.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "lib/core/error.hpp"
+#include "lib/core/parallel.hpp"
+
+namespace fsicut::coupling {
+namespace {
+
+// The six neighbours of a cell in increasing linear-index order:
+// -z, -y, -x, (self), +x, +y, +z.
+constexpr int NEIGHBOUR_AXIS[6] = {2, 1, 0, 0, 1, 2};
+constexpr int NEIGHBOUR_SIDE[6] = {-1, -1, -1, 1, 1, 1};
+
+// Marks every group of active cells (connected through open faces) that has no
+// free-surface face. Returns one representative cell (its first unknown) per group.
+std::vector<int> groups_without_air(const cutcell::ActiveCells& active,
+                                    const grid::Array3<Real>& liquid_phi,
+                                    const cutcell::FaceFractions& fractions) {
+  const int n = active.count();
+  std::vector<int> group(n, -1);
+  std::vector<int> stack, result;
+  for (int seed = 0; seed < n; ++seed) {
+    if (group[seed] >= 0) continue;
+    bool has_air = false;
+    group[seed] = seed;
+    stack.push_back(seed);
+    while (!stack.empty()) {
+      const int r = stack.back();
+      stack.pop_back();
+      const Vec3i c = liquid_phi.coord(active.cells[r]);
+      for (int q = 0; q < 6; ++q) {
+        const int axis = NEIGHBOUR_AXIS[q], side = NEIGHBOUR_SIDE[q];
+        if (cutcell::cell_face_fraction(fractions, axis, side, c) <= 0) continue;
+        Vec3i nb = c;
+        nb[axis] += side;
+        const int rn = active.row(nb);
+        if (rn < 0) {
+          has_air = true;
+        } else if (group[rn] < 0) {
+          group[rn] = seed;
+          stack.push_back(rn);
+        }
+      }
+    }
+    if (!has_air) result.push_back(seed);
+  }
+  return result;
+}
+
+}  // namespace
+
+Real ghost_theta(Real phi_liquid, Real phi_air) {
+  const Real denom = phi_liquid - phi_air;
+  const Real theta = denom < 0 ? phi_liquid / denom : Real(1);
+  return std::clamp(theta, THETA_MIN, Real(1));
+}
+
+PressureSystem assemble_pressure(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
+                                 const cutcell::FaceFractions& fractions,
+                                 const grid::MacVelocity& velocity, Real dt, Real density) {
+  PressureSystem sys;
+  sys.active = cutcell::find_active_cells(grid, liquid_phi, fractions);
+  const auto& active = sys.active;
+  const int n = active.count();
+  const Real scale = dt / (density * grid.dx * grid.dx);
+  const Real inv_dx = 1 / grid.dx;
+
+  // Row lengths, then the compressed row layout filled in place (no triplets).
+  std::vector<int> length(n);
+  parallel_for(0, n, [&](Index r) {
+    const Vec3i c = liquid_phi.coord(active.cells[r]);
+    int len = 1;
+    for (int q = 0; q < 6; ++q) {
+      const int axis = NEIGHBOUR_AXIS[q], side = NEIGHBOUR_SIDE[q];
+      if (cutcell::cell_face_fraction(fractions, axis, side, c) <= 0) continue;
+      Vec3i nb = c;
+      nb[axis] += side;
+      if (active.row(nb) >= 0) ++len;
+    }
+    length[r] = len;
+  });
+  sys.matrix.resize(n, n);
+  int* outer = sys.matrix.outerIndexPtr();
+  outer[0] = 0;
+  for (int r = 0; r < n; ++r) outer[r + 1] = outer[r] + length[r];
+  sys.matrix.resizeNonZeros(outer[n]);
+  int* inner = sys.matrix.innerIndexPtr();
+  Real* value = sys.matrix.valuePtr();
+  sys.rhs.resize(n);
+
+  parallel_for(0, n, [&](Index r) {
+    const Vec3i c = liquid_phi.coord(active.cells[r]);
+    const Real phi_c = liquid_phi(c);
+    int pos = outer[r];
+    int diag_pos = -1;
+    Real diag = 0, rhs = 0;
+    for (int q = 0; q < 6; ++q) {
+      const int axis = NEIGHBOUR_AXIS[q], side = NEIGHBOUR_SIDE[q];
+      if (q == 3) diag_pos = pos++;  // the diagonal sits between -x and +x
+      const Real w = cutcell::cell_face_fraction(fractions, axis, side, c);
+      if (w <= 0) continue;
+      Vec3i face = c;
+      if (side > 0) face[axis] += 1;
+      rhs -= side * w * velocity[axis](face) * inv_dx;
+      Vec3i nb = c;
+      nb[axis] += side;
+      const int rn = active.row(nb);
+      if (rn >= 0) {
+        diag += w * scale;
+        inner[pos] = rn;
+        value[pos] = -w * scale;
+        ++pos;
+      } else {
+        diag += w * scale / ghost_theta(phi_c, liquid_phi(nb));
+      }
+    }
+    inner[diag_pos] = static_cast<int>(r);
+    value[diag_pos] = diag;
+    sys.rhs[r] = rhs;
+  });
+
+  // Why: a group of active cells with no free surface (liquid filling a closed
+  // cavity) has a constant pressure null space and IC-PCG may break down on it.
+  // Giving its first cell a free-surface term (p = 0 one cell away, theta = 1)
+  // fixes the constant; the group's divergence is still removed everywhere except
+  // that cell when u* is compatible.
+  const std::vector<int> closed = groups_without_air(active, liquid_phi, fractions);
+  for (int r : closed) sys.matrix.coeffRef(r, r) += scale;
+  sys.pinned_groups = static_cast<int>(closed.size());
+  return sys;
+}
+
+linsolve::Report solve_pressure(const PressureSystem& sys, const ProjectionSettings& settings,
+                                grid::Array3<Real>& pressure) {
+  const auto& active = sys.active;
+  const int n = active.count();
+  linsolve::Vector x(n);
+  for (int r = 0; r < n; ++r) x[r] = pressure[active.cells[r]];
+  linsolve::PcgSettings pcg;
+  pcg.tolerance = settings.tolerance;
+  pcg.max_iterations = settings.max_iterations;
+  pcg.preconditioner = linsolve::Preconditioner::incomplete_cholesky;
+  const linsolve::Report report = n > 0 ? linsolve::solve_pcg(sys.matrix, sys.rhs, x, pcg)
+                                        : linsolve::Report{true, 0, 0, 0};
+  if (!report.converged && !settings.allow_unconverged)
+    throw SimulationError("pressure solve did not converge: relative residual " +
+                          std::to_string(report.relative_residual) + " after " +
+                          std::to_string(report.iterations) + " iterations (" + std::to_string(n) +
+                          " unknowns)");
+  pressure.fill(0);
+  for (int r = 0; r < n; ++r) pressure[active.cells[r]] = x[r];
+  return report;
+}
+
+void apply_pressure(const grid::MacGrid& grid, const cutcell::ActiveCells& active,
+                    const grid::Array3<Real>& liquid_phi, const cutcell::FaceFractions& fractions,
+                    const grid::Array3<Real>& pressure, Real dt, Real density,
+                    grid::MacVelocity& velocity, FaceFlags& valid) {
+  const Real coef = dt / (density * grid.dx);
+  for (int a = 0; a < 3; ++a) {
+    valid[a].resize(grid.face_size(a), 0);
+    const int n_a = grid.resolution[a];
+    parallel_for(0, velocity[a].count(), [&](Index idx) {
+      const Vec3i f = velocity[a].coord(idx);
+      valid[a][idx] = 0;
+      if (f[a] == 0 || f[a] == n_a) return;
+      if (!(fractions[a][idx] > 0)) return;
+      Vec3i left = f;
+      left[a] -= 1;
+      const Vec3i& right = f;
+      const bool la = active.row(left) >= 0, ra = active.row(right) >= 0;
+      if (!la && !ra) return;
+      Real pl, pr;
+      if (la && ra) {
+        pl = pressure(left);
+        pr = pressure(right);
+      } else if (la) {
+        // Ghost pressure on the air side: p = 0 at theta of the way from the left centre.
+        pl = pressure(left);
+        pr = pl * (1 - 1 / ghost_theta(liquid_phi(left), liquid_phi(right)));
+      } else {
+        pr = pressure(right);
+        pl = pr * (1 - 1 / ghost_theta(liquid_phi(right), liquid_phi(left)));
+      }
+      velocity[a][idx] -= coef * (pr - pl);
+      valid[a][idx] = 1;
+    });
+  }
+}
+
+linsolve::Report project(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
+                         const cutcell::FaceFractions& fractions, Real dt, Real density,
+                         const ProjectionSettings& settings, grid::MacVelocity& velocity,
+                         grid::Array3<Real>& pressure, FaceFlags& valid) {
+  const PressureSystem sys = assemble_pressure(grid, liquid_phi, fractions, velocity, dt, density);
+  const linsolve::Report report = solve_pressure(sys, settings, pressure);
+  apply_pressure(grid, sys.active, liquid_phi, fractions, pressure, dt, density, velocity, valid);
+  return report;
+}
+
+Real weighted_divergence(const grid::MacGrid& grid, const cutcell::FaceFractions& fractions,
+                         const grid::MacVelocity& velocity, const Vec3i& c) {
+  Real div = 0;
+  for (int a = 0; a < 3; ++a) {
+    Vec3i hi = c;
+    hi[a] += 1;
+    div += fractions[a](hi) * velocity[a](hi) - fractions[a](c) * velocity[a](c);
+  }
+  return div / grid.dx;
+}
+
+}  // namespace fsicut::coupling

@@ -1,0 +1,95 @@
+#pragma once
+// The pressure projection of the liquid against static solids: the fluid block of
+// Zarifi & Batty 2017, eqs. (13) and (20), with the ghost-fluid free surface.
+//
+// Unknowns: the pressure p [Pa] of every active cell (cutcell/active_cells.hpp).
+// Row c of the system is the volume balance (13) of cell c divided by the cell
+// volume dx^3:
+//
+//   sum_f (dt / (rho dx^2)) A_f (p_c - p_f)  =  -(1/dx) sum_f A_f u*_f . n_f   [1/s]
+//
+// over the six faces f of c with open fraction A_f > 0 (n_f the outward axis
+// direction, u*_f the face velocity after advection and forces). p_f is the
+// neighbour's pressure when the neighbour is active. When the neighbour is air,
+// the ghost-fluid method places p = 0 on the interface at the fraction
+//   theta = phi_c / (phi_c - phi_n)
+// of the way to the neighbour centre (phi = liquid SDF), so the face term becomes
+// (dt / (rho dx^2)) A_f p_c / theta. Static solids move with v = 0, so N^T C v of
+// (13) vanishes; a deformable solid adds its columns (1/dx^3) N^T C to these rows.
+//
+// The matrix is symmetric (a face couples two cells with the same weight) and
+// positive definite when every connected group of active cells touches air; a
+// group that does not (liquid filling a closed cavity) has a constant null space,
+// and one of its cells gets a free-surface term to pin the constant (see the .cpp).
+//
+// After the solve, (20): u_f = u*_f - dt/rho (p_right - p_left)/dx on every face
+// with A_f > 0 next to an active cell (the ghost pressure on the air side). These
+// faces are "valid"; all other faces keep u* and are left to extrapolation.
+#include <array>
+
+#include "lib/cutcell/active_cells.hpp"
+#include "lib/cutcell/face_fractions.hpp"
+#include "lib/grid/mac_grid.hpp"
+#include "lib/linsolve/pcg.hpp"
+#include "lib/linsolve/report.hpp"
+
+namespace fsicut::coupling {
+
+// Why: theta -> 0 when the interface passes through an active cell's centre; 1/theta
+// would then blow up the diagonal (ill conditioning, huge surface velocities).
+// Clamping moves the interface at most THETA_MIN * dx, an O(dx) error like the
+// rest of the free-surface treatment (same value as Batty's and Bridson's codes).
+constexpr Real THETA_MIN = 0.01;
+
+struct ProjectionSettings {
+  Real tolerance = 1e-10;  // relative residual of the PCG solve
+  int max_iterations = 2000;
+  bool allow_unconverged = false;  // false: a solve that stops early throws SimulationError
+};
+
+struct PressureSystem {
+  cutcell::ActiveCells active;
+  linsolve::SparseMatrix matrix;  // #active x #active, both triangles stored [s m/kg]
+  linsolve::Vector rhs;           // #active [1/s]
+  int pinned_groups = 0;          // groups of active cells without air (see header text)
+};
+
+// Free-surface fraction theta in [THETA_MIN, 1] between a liquid centre (phi_liquid < 0)
+// and an air centre (phi_air >= 0).
+Real ghost_theta(Real phi_liquid, Real phi_air);
+
+// Assembles the system above. `liquid_phi` cell centres [m]; `fractions` open face
+// fractions; `velocity` u* [m/s]; dt [s]; density rho [kg/m^3]. Parallel over rows.
+PressureSystem assemble_pressure(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
+                                 const cutcell::FaceFractions& fractions,
+                                 const grid::MacVelocity& velocity, Real dt, Real density);
+
+// Solves the system with IC-PCG, warm-started from `pressure` (cell array [Pa],
+// size grid.cell_size()), and writes the solution back into it (0 in inactive
+// cells). Throws SimulationError if the solve does not converge, unless
+// settings.allow_unconverged.
+linsolve::Report solve_pressure(const PressureSystem& system, const ProjectionSettings& settings,
+                                grid::Array3<Real>& pressure);
+
+// Face validity flags, valid[a] of size grid.face_size(a): 1 where the projection
+// set the velocity.
+using FaceFlags = std::array<grid::Array3<char>, 3>;
+
+// The velocity update (20) on the faces described above; sets `valid`.
+void apply_pressure(const grid::MacGrid& grid, const cutcell::ActiveCells& active,
+                    const grid::Array3<Real>& liquid_phi, const cutcell::FaceFractions& fractions,
+                    const grid::Array3<Real>& pressure, Real dt, Real density,
+                    grid::MacVelocity& velocity, FaceFlags& valid);
+
+// assemble_pressure + solve_pressure + apply_pressure.
+linsolve::Report project(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
+                         const cutcell::FaceFractions& fractions, Real dt, Real density,
+                         const ProjectionSettings& settings, grid::MacVelocity& velocity,
+                         grid::Array3<Real>& pressure, FaceFlags& valid);
+
+// The weighted divergence of cell c: (1/dx) sum_f A_f u_f . n_f [1/s], the left
+// side of (13) for static solids; zero after an exact projection.
+Real weighted_divergence(const grid::MacGrid& grid, const cutcell::FaceFractions& fractions,
+                         const grid::MacVelocity& velocity, const Vec3i& c);
+
+}  // namespace fsicut::coupling

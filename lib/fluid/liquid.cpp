@@ -1,0 +1,204 @@
+#include "lib/fluid/liquid.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "lib/core/error.hpp"
+#include "lib/core/parallel.hpp"
+#include "lib/fluid/velocity.hpp"
+#include "lib/levelset/liquid_sdf.hpp"
+
+namespace fsicut::fluid {
+namespace {
+
+Region shape_region(const scene::Shape& s) {
+  switch (s.type) {
+    case scene::Shape::Type::box: {
+      const Vec3 lo = s.min, hi = s.max;
+      return [lo, hi](const Vec3& x) {
+        return (x.array() >= lo.array()).all() && (x.array() <= hi.array()).all();
+      };
+    }
+    case scene::Shape::Type::sphere: {
+      const Vec3 c = s.center;
+      const Real r2 = s.radius * s.radius;
+      return [c, r2](const Vec3& x) { return (x - c).squaredNorm() <= r2; };
+    }
+    case scene::Shape::Type::obj: break;
+  }
+  return {};
+}
+
+// Faces next to a liquid cell (liquid SDF < 0 on either side) with an open
+// fraction: the faces whose velocity is known before the first projection.
+void flag_liquid_faces(Liquid& l) {
+  for (int a = 0; a < 3; ++a) {
+    auto& v = l.valid[a];
+    v.resize(l.grid.face_size(a), 0);
+    const int n_a = l.grid.resolution[a];
+    parallel_for(0, v.count(), [&](Index idx) {
+      const Vec3i f = v.coord(idx);
+      v[idx] = 0;
+      if (f[a] == 0 || f[a] == n_a || !(l.fractions[a][idx] > 0)) return;
+      Vec3i left = f;
+      left[a] -= 1;
+      if (l.liquid_phi(left) < 0 || l.liquid_phi(f) < 0) v[idx] = 1;
+    });
+  }
+}
+
+}  // namespace
+
+Liquid make_liquid(const grid::MacGrid& grid, Real density, const Vec3& gravity,
+                   levelset::StaticSolid solid) {
+  Liquid l;
+  l.grid = grid;
+  l.density = density;
+  l.gravity = gravity;
+  l.markers.resize(3, 0);
+  l.particle_radius = levelset::particle_radius(grid);
+  l.velocity = grid::make_velocity(grid);
+  l.scratch = grid::make_velocity(grid);
+  l.pressure.resize(grid.cell_size(), 0);
+  l.liquid_phi.resize(grid.cell_size(), 0);
+  for (int a = 0; a < 3; ++a) l.valid[a].resize(grid.face_size(a), 0);
+  l.solid = std::move(solid);
+  refresh_solid(l);
+  return l;
+}
+
+void add_liquid(Liquid& l, const Region& region, const Vec3& velocity, int per_cell,
+                unsigned seed) {
+  const levelset::StaticSolid& solid = l.solid;
+  const Region inside = [&](const Vec3& x) { return region(x) && (!solid || solid(x) > 0); };
+  const Points added = seed_particles(l.grid, inside, per_cell, seed);
+  Points all(3, l.markers.cols() + added.cols());
+  all << l.markers, added;
+  l.markers = std::move(all);
+  l.particle_volume = std::pow(l.grid.dx, 3) / per_cell;
+  for (int a = 0; a < 3; ++a) {
+    const grid::Sampling s = grid::face_sampling(a);
+    auto& ua = l.velocity[a];
+    parallel_for(0, ua.count(), [&](Index idx) {
+      const Vec3i f = ua.coord(idx);
+      if (region(l.grid.position(s, f.x(), f.y(), f.z()))) ua[idx] = velocity[a];
+    });
+  }
+}
+
+Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid,
+                   const std::vector<Region>& obj_regions) {
+  Liquid l = make_liquid(grid::MacGrid::from_scene(scene.grid), scene.fluid.density, scene.gravity,
+                         std::move(solid));
+  l.projection.tolerance = scene.coupling.tolerance;
+  l.projection.max_iterations = scene.coupling.max_iterations;
+  l.projection.allow_unconverged = scene.coupling.allow_unconverged;
+  l.extrapolation_layers =
+      std::max(DEFAULT_EXTRAPOLATION_LAYERS, static_cast<int>(std::ceil(scene.time.cfl)) + 2);
+  std::size_t next_obj = 0;
+  std::vector<Region> earlier;
+  for (const auto& r : scene.fluid.regions) {
+    Region region = shape_region(r);
+    if (!region) {
+      if (next_obj >= obj_regions.size())
+        throw SimulationError(r.pointer + ": obj fluid regions need a membership test from the mesh");
+      region = obj_regions[next_obj++];
+    }
+    // Where regions overlap, the first one seeds: no doubled particle density.
+    const Region own = [region, earlier](const Vec3& x) {
+      if (!region(x)) return false;
+      for (const auto& e : earlier)
+        if (e(x)) return false;
+      return true;
+    };
+    add_liquid(l, own, r.velocity, scene.fluid.particles_per_cell, scene.fluid.seed);
+    earlier.push_back(region);
+  }
+  initialize(l);
+  return l;
+}
+
+void initialize(Liquid& l) {
+  update_distance_fields(l);
+  flag_liquid_faces(l);
+  extrapolate_and_constrain(l);
+}
+
+void advect(Liquid& l, Real dt) {
+  advect_particles(l.grid, l.velocity, dt, l.markers);
+  advect_velocity(l.grid, dt, l.valid, l.velocity, l.scratch);
+}
+
+void apply_gravity(Liquid& l, Real dt) { fluid::apply_gravity(l.velocity, l.gravity, dt); }
+
+void refresh_solid(Liquid& l) {
+  l.solid_phi = levelset::sample_solid_at_nodes(l.grid, l.solid);
+  cutcell::compute_face_fractions(l.grid, l.solid_phi, l.fractions);
+}
+
+void update_distance_fields(Liquid& l) {
+  if (l.solid_phi.count() == 0) refresh_solid(l);
+  levelset::liquid_sdf_from_particles(l.grid, l.markers, l.particle_radius, l.liquid_phi);
+  levelset::extend_liquid_into_solid(l.grid, l.solid_phi, l.fractions, l.liquid_phi);
+}
+
+linsolve::Report project(Liquid& l, Real dt) {
+  return coupling::project(l.grid, l.liquid_phi, l.fractions, dt, l.density, l.projection,
+                           l.velocity, l.pressure, l.valid);
+}
+
+void extrapolate_and_constrain(Liquid& l) {
+  extrapolate_velocity(l.velocity, l.valid, l.extrapolation_layers);
+  constrain_velocity(l.grid, l.solid_phi, l.fractions, l.valid, l.velocity, l.scratch);
+  push_particles_out(l.grid, l.solid_phi, l.markers);
+}
+
+linsolve::Report advance(Liquid& l, Real dt) {
+  advect(l, dt);
+  apply_gravity(l, dt);
+  update_distance_fields(l);
+  const linsolve::Report report = project(l, dt);
+  extrapolate_and_constrain(l);
+  return report;
+}
+
+Real max_speed(const Liquid& l) {
+  Vec3 m = Vec3::Zero();
+  for (int a = 0; a < 3; ++a)
+    for (Real v : l.velocity[a].data()) m[a] = std::max(m[a], std::abs(v));
+  return m.norm();
+}
+
+Real cfl_dt(const Liquid& l, Real cfl, Real max_dt) {
+  // 5 = Bridson's factor: a fluid starting at rest falls dx in sqrt(2 dx / g), and
+  // sqrt(5 dx g) keeps that within about one cell per step at cfl = 1.
+  constexpr Real GRAVITY_CFL_FACTOR = 5;
+  const Real speed = max_speed(l) + std::sqrt(GRAVITY_CFL_FACTOR * l.grid.dx * l.gravity.norm());
+  return speed > 0 ? std::min(max_dt, cfl * l.grid.dx / speed) : max_dt;
+}
+
+Real liquid_volume(const Liquid& l) {
+  const Real dx = l.grid.dx;
+  const auto& phi = l.liquid_phi;
+  Real sum = 0;  // serial: the summation order, hence the result, is thread-independent
+  for (Index n = 0; n < phi.count(); ++n) {
+    const Vec3i c = phi.coord(n);
+    if (levelset::solid_phi_at_cell(l.solid_phi, c.x(), c.y(), c.z()) < 0) continue;
+    bool interior = phi[n] < 0;
+    for (int a = 0; a < 3 && interior; ++a)
+      for (int side : {-1, 1}) {
+        Vec3i nb = c;
+        nb[a] += side;
+        if (phi.inside(nb.x(), nb.y(), nb.z()) && !(phi(nb) < 0)) interior = false;
+      }
+    sum += interior ? 1.0 : std::clamp(0.5 - phi[n] / dx, 0.0, 1.0);
+  }
+  return sum * dx * dx * dx;
+}
+
+Vec3 particle_centroid(const Liquid& l) {
+  if (l.markers.cols() == 0) return Vec3::Zero();
+  return l.markers.rowwise().sum() / static_cast<Real>(l.markers.cols());
+}
+
+}  // namespace fsicut::fluid

@@ -1,0 +1,125 @@
+#pragma once
+// The free-surface liquid with static boundaries: the state and the stages of
+// Algorithm 1 (Zarifi & Batty 2017) that concern it, as free functions.
+//
+// A step (what advance() runs, and what sim/step.cpp calls in this order):
+//   2. advect(liquid, dt)                 marker particles (RK2) and face velocities
+//                                         (semi-Lagrangian, RK2 backtrace)
+//   3. apply_gravity(liquid, dt)          forward Euler on every face
+//   4. update_distance_fields(liquid)     liquid SDF at cell centres from the particles,
+//                                         extended into the solid; solid SDF at nodes and
+//                                         face open fractions (only when not yet computed:
+//                                         static solids; call refresh_solid() if it moves)
+//   5. project(liquid, dt)                cut-cell pressure projection (13), (20); returns
+//                                         the solve report, throws SimulationError if the
+//                                         solve fails (unless allow_unconverged)
+//   6. extrapolate_and_constrain(liquid)  extrapolation into air and solid, u.n = 0 at
+//                                         solids, particles pushed out of solids
+// Pick dt <= cfl * dx / max_speed(liquid) (and <= the frame's remaining time).
+//
+// Units: SI. Conventions: grid/mac_grid.hpp (layout), levelset/ (signs: liquid SDF
+// negative in liquid, solid SDF negative in solid).
+#include <functional>
+
+#include "lib/coupling/pressure_projection.hpp"
+#include "lib/cutcell/face_fractions.hpp"
+#include "lib/fluid/particles.hpp"
+#include "lib/grid/mac_grid.hpp"
+#include "lib/levelset/solid_sdf.hpp"
+#include "lib/linsolve/report.hpp"
+#include "lib/scene/scene.hpp"
+
+namespace fsicut::fluid {
+
+// Extrapolation depth in faces when the CFL number is at most 1: a semi-Lagrangian
+// backtrace (at most cfl cells) plus the trilinear stencil (one more) must find
+// extrapolated values; one more layer of margin.
+constexpr int DEFAULT_EXTRAPOLATION_LAYERS = 3;
+
+struct Liquid {
+  grid::MacGrid grid;
+  Real density = 1000;          // [kg/m^3]
+  Vec3 gravity{0, -9.81, 0};    // [m/s^2]
+  Points markers;               // 3 x #particles [m]
+  Real particle_radius = 0;     // ball radius of the liquid SDF [m] (levelset/liquid_sdf.hpp)
+  Real particle_volume = 0;     // liquid volume one seeded particle stands for, dx^3 / per cell [m^3]
+
+  grid::MacVelocity velocity;        // face velocities [m/s]
+  grid::Array3<Real> pressure;       // cell centres [Pa]: last projection, 0 where inactive
+  grid::Array3<Real> liquid_phi;     // cell centres [m], < 0 in liquid (extended into solids)
+  grid::Array3<Real> solid_phi;      // nodes [m], < 0 in solid; empty = not yet computed
+  cutcell::FaceFractions fractions;  // open face fractions in [0, 1]
+  coupling::FaceFlags valid;         // faces set by the last projection / extrapolation
+
+  levelset::StaticSolid solid;       // static obstacles; empty = none (domain walls only)
+  coupling::ProjectionSettings projection;
+  int extrapolation_layers = DEFAULT_EXTRAPOLATION_LAYERS;
+
+  grid::MacVelocity scratch;  // workspace for advection and the constraint
+
+  const Points& particles() const { return markers; }
+};
+
+// An empty liquid (no particles, zero velocity) on `grid` with the static solid.
+Liquid make_liquid(const grid::MacGrid& grid, Real density, const Vec3& gravity,
+                   levelset::StaticSolid solid);
+
+// The liquid of a scene: grid, density, gravity, coupling tolerance / iteration
+// limit / allow_unconverged, and particles seeded in every fluid region (box,
+// sphere; obj regions need `obj_regions`, one membership test per obj region in
+// order, else SimulationError) with the region's initial velocity. Particles inside
+// `solid` are not seeded. Ends with distance fields and an extrapolated,
+// constrained velocity, ready for the first step.
+Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid,
+                   const std::vector<Region>& obj_regions = {});
+
+// Adds particles in `region` (outside the static solid), per_cell per cell seeded
+// from `seed`, and sets the faces whose centre is in the region to `velocity`
+// [m/s]. Call initialize() after the last region.
+void add_liquid(Liquid& liquid, const Region& region, const Vec3& velocity, int per_cell,
+                unsigned seed);
+
+// Distance fields, face fractions, and the velocity extrapolated from the faces
+// next to liquid cells: the state before the first step.
+void initialize(Liquid& liquid);
+
+// Stage 2: particles then face velocities, both through the current velocity.
+void advect(Liquid& liquid, Real dt);
+// Stage 3.
+void apply_gravity(Liquid& liquid, Real dt);
+// Stage 4.
+void update_distance_fields(Liquid& liquid);
+// Recomputes the solid SDF at the nodes and the face fractions from liquid.solid.
+void refresh_solid(Liquid& liquid);
+// Stage 5.
+linsolve::Report project(Liquid& liquid, Real dt);
+// Stage 6.
+void extrapolate_and_constrain(Liquid& liquid);
+
+// Stages 2-6 in Algorithm 1 order; returns the projection report.
+linsolve::Report advance(Liquid& liquid, Real dt);
+
+// An upper bound of the fluid speed [m/s]: the norm of the per-axis maximum
+// |face velocity| over all faces (extrapolated ones included, so it also bounds
+// the speeds that advection reads).
+Real max_speed(const Liquid& liquid);
+
+// The CFL substep [s]: min(max_dt, cfl * dx / (max_speed + sqrt(5 dx |g|))).
+// The gravity term (Bridson 2015, sec. 3.2) bounds the speed gravity adds within
+// the step. Why: at rest max_speed is ~0 and the step would be the whole frame;
+// the ghost-fluid surface then turns sub-cell roughness of the particle surface
+// into currents of order |g| dt, and a falling sheet moves several cells per step.
+Real cfl_dt(const Liquid& liquid, Real cfl, Real max_dt);
+
+// Liquid volume [m^3] from the liquid SDF, counting only cells whose centre is
+// outside the solid (the SDF was extended into the solid there). A liquid cell whose
+// six neighbours are liquid counts dx^3; a cell at the surface counts
+// dx^3 * clamp(1/2 - phi/dx, 0, 1), a linear ramp of the liquid fraction across one
+// cell. (Inside the liquid the union-of-balls phi is no distance: it stays near
+// -r, hence the interior rule.)
+Real liquid_volume(const Liquid& liquid);
+
+// Mean particle position [m] (zero with no particles).
+Vec3 particle_centroid(const Liquid& liquid);
+
+}  // namespace fsicut::fluid

@@ -1,0 +1,37 @@
+#pragma once
+// Marker particles: seeding, RK2 advection, and keeping them out of solids.
+// Positions are world coordinates [m], one particle per column (3 x n).
+#include <functional>
+
+#include "lib/core/types.hpp"
+#include "lib/grid/mac_grid.hpp"
+
+namespace fsicut::fluid {
+
+// Point membership test of a region (true inside), world coordinates [m].
+using Region = std::function<bool(const Vec3&)>;
+
+// Seeds `per_cell` particles in every cell and keeps those inside `region`.
+// per_cell = m^3 (8 = 2^3, the default) places one particle in each of the m^3
+// sub-cells, at the sub-cell centre plus a jitter of up to +-SEED_JITTER/2 of the
+// sub-cell edge per axis; other counts are uniform in the cell. The jitter comes
+// from a hash of (seed, cell, particle), so the result is independent of the
+// thread count and of the order of regions. Returns 3 x #kept [m], ordered by cell.
+Points seed_particles(const grid::MacGrid& grid, const Region& region, int per_cell, unsigned seed);
+
+// Second-order Runge-Kutta (midpoint) step of every particle through the
+// trilinearly interpolated MAC velocity `u` [m/s] over dt [s]; positions are then
+// clamped into the grid box (the domain walls). Parallel over particles.
+void advect_particles(const grid::MacGrid& grid, const grid::MacVelocity& u, Real dt,
+                      Points& particles);
+
+// Moves every particle with solid_phi(x) < 0 (trilinear in the node solid SDF
+// [m]) back to the solid surface along the SDF gradient. Returns how many moved.
+Index push_particles_out(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
+                         Points& particles);
+
+// Gradient of the node field `phi` at x by central differences of its trilinear
+// interpolant (step dx/2), not normalized.
+Vec3 node_field_gradient(const grid::MacGrid& grid, const grid::Array3<Real>& phi, const Vec3& x);
+
+}  // namespace fsicut::fluid

@@ -1,0 +1,107 @@
+#include "lib/fluid/velocity.hpp"
+
+#include "lib/core/parallel.hpp"
+#include "lib/fluid/particles.hpp"
+
+namespace fsicut::fluid {
+
+namespace {
+void copy_into(const grid::MacVelocity& from, grid::MacVelocity& to) {
+  for (int a = 0; a < 3; ++a) {
+    if (to[a].size() != from[a].size()) to[a].resize(from[a].size());
+    std::copy(from[a].data().begin(), from[a].data().end(), to[a].data().begin());
+  }
+}
+}  // namespace
+
+void advect_velocity(const grid::MacGrid& grid, Real dt, const FaceFlags& valid,
+                     grid::MacVelocity& u, grid::MacVelocity& scratch) {
+  copy_into(u, scratch);
+  const grid::MacVelocity& old = scratch;
+  for (int a = 0; a < 3; ++a) {
+    const grid::Sampling s = grid::face_sampling(a);
+    parallel_for(0, u[a].count(), [&](Index idx) {
+      if (!valid[a][idx]) {
+        u[a][idx] = 0;
+        return;
+      }
+      const Vec3i f = u[a].coord(idx);
+      const Vec3 x = grid.position(s, f.x(), f.y(), f.z());
+      const Vec3 mid = x - 0.5 * dt * grid::interpolate_velocity(grid, old, x);
+      const Vec3 back = x - dt * grid::interpolate_velocity(grid, old, mid);
+      u[a][idx] = grid::interpolate(grid, old[a], s, back);
+    });
+  }
+}
+
+void apply_gravity(grid::MacVelocity& u, const Vec3& gravity, Real dt) {
+  for (int a = 0; a < 3; ++a) {
+    const Real du = dt * gravity[a];
+    if (du == 0) continue;
+    auto& d = u[a].data();
+    parallel_for(0, static_cast<Index>(d.size()), [&](Index i) { d[i] += du; });
+  }
+}
+
+void extrapolate_velocity(grid::MacVelocity& u, FaceFlags& valid, int layers) {
+  for (int a = 0; a < 3; ++a) {
+    auto& ua = u[a];
+    grid::Array3<char> old = valid[a];
+    auto& now = valid[a];
+    for (int layer = 0; layer < layers; ++layer) {
+      parallel_for(0, ua.count(), [&](Index idx) {
+        if (old[idx]) return;
+        const Vec3i f = ua.coord(idx);
+        Real sum = 0;
+        int count = 0;
+        for (int b = 0; b < 3; ++b)
+          for (int side : {-1, 1}) {
+            Vec3i g = f;
+            g[b] += side;
+            if (!ua.inside(g.x(), g.y(), g.z())) continue;
+            const Index gi = ua.index(g.x(), g.y(), g.z());
+            if (old[gi]) {
+              sum += ua[gi];
+              ++count;
+            }
+          }
+        if (count > 0) {
+          ua[idx] = sum / count;
+          now[idx] = 1;
+        }
+      });
+      old.data() = now.data();
+    }
+    parallel_for(0, ua.count(), [&](Index idx) {
+      if (!now[idx]) ua[idx] = 0;
+    });
+  }
+}
+
+void constrain_velocity(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
+                        const FaceFractions& fractions, const FaceFlags& valid,
+                        grid::MacVelocity& u, grid::MacVelocity& scratch) {
+  copy_into(u, scratch);
+  const grid::MacVelocity& old = scratch;
+  for (int a = 0; a < 3; ++a) {
+    const grid::Sampling s = grid::face_sampling(a);
+    const int n_a = grid.resolution[a];
+    parallel_for(0, u[a].count(), [&](Index idx) {
+      const Vec3i f = u[a].coord(idx);
+      if (f[a] == 0 || f[a] == n_a) {
+        u[a][idx] = 0;  // domain wall
+        return;
+      }
+      if (fractions[a][idx] > 0 || !valid[a][idx]) return;
+      const Vec3 x = grid.position(s, f.x(), f.y(), f.z());
+      const Vec3 g = node_field_gradient(grid, solid_phi, x);
+      const Real g2 = g.squaredNorm();
+      if (!(g2 > 0)) return;
+      Vec3 v = grid::interpolate_velocity(grid, old, x);
+      v -= (v.dot(g) / g2) * g;
+      u[a][idx] = v[a];
+    });
+  }
+}
+
+}  // namespace fsicut::fluid

@@ -1,0 +1,44 @@
+#pragma once
+// Face-velocity stages: semi-Lagrangian advection, gravity, extrapolation and the
+// free-slip constraint at static solids. Velocities are MAC face components [m/s]
+// (grid/mac_grid.hpp).
+#include <array>
+
+#include "lib/grid/mac_grid.hpp"
+
+namespace fsicut::fluid {
+
+using FaceFlags = std::array<grid::Array3<char>, 3>;
+using FaceFractions = std::array<grid::Array3<Real>, 3>;
+
+// Semi-Lagrangian advection: each face value becomes the (trilinearly
+// interpolated) value of `u` at the RK2 (midpoint) backtrace of the face centre
+// over dt [s]. Only faces flagged in `valid` (the liquid and the extrapolation band
+// around it) are advected; the others are set to 0, the value extrapolation gives
+// faces it does not reach. `scratch` is workspace of the same shapes (reused, not
+// reallocated). Parallel over faces.
+void advect_velocity(const grid::MacGrid& grid, Real dt, const FaceFlags& valid,
+                     grid::MacVelocity& u, grid::MacVelocity& scratch);
+
+// Forward Euler u += dt g on every face; g [m/s^2].
+void apply_gravity(grid::MacVelocity& u, const Vec3& gravity, Real dt);
+
+// Extrapolates `u` from the faces flagged in `valid` into the others, `layers`
+// rings deep: each ring sets an invalid face to the mean of its valid neighbours
+// (the six same-component faces one index away) and flags it. Faces that remain
+// unreached are set to 0. `valid` is updated. Each ring reads only the previous
+// ring's flags, so the result does not depend on the thread count.
+void extrapolate_velocity(grid::MacVelocity& u, FaceFlags& valid, int layers);
+
+// Free slip at static solids, u . n = 0 (paper Sec. 7, Houston et al. 2003): on
+// every closed interior face (open fraction 0) the full velocity vector is
+// interpolated from the extrapolated field, its component along the solid normal
+// (gradient of the node SDF `solid_phi` [m]) is removed, and the face keeps the
+// remaining component. Faces on the domain walls are set to 0. Only faces flagged
+// in `valid` (after extrapolation: those within reach of the liquid) are
+// constrained; the others are 0 already. `scratch` is workspace.
+void constrain_velocity(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
+                        const FaceFractions& fractions, const FaceFlags& valid,
+                        grid::MacVelocity& u, grid::MacVelocity& scratch);
+
+}  // namespace fsicut::fluid

@@ -1,0 +1,88 @@
+#include "lib/grid/mac_grid.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fsicut::grid {
+
+Sampling face_sampling(int axis) {
+  return axis == 0 ? Sampling::face_x : axis == 1 ? Sampling::face_y : Sampling::face_z;
+}
+
+Vec3 sample_offset(Sampling s) {
+  switch (s) {
+    case Sampling::cell: return {0.5, 0.5, 0.5};
+    case Sampling::node: return {0, 0, 0};
+    case Sampling::face_x: return {0, 0.5, 0.5};
+    case Sampling::face_y: return {0.5, 0, 0.5};
+    case Sampling::face_z: return {0.5, 0.5, 0};
+  }
+  return {0, 0, 0};
+}
+
+MacGrid MacGrid::from_scene(const scene::Grid& g) {
+  MacGrid m;
+  m.resolution = g.resolution;
+  m.origin = g.origin;
+  m.dx = g.cell_size;
+  return m;
+}
+
+Vec3i MacGrid::size(Sampling s) const {
+  switch (s) {
+    case Sampling::cell: return cell_size();
+    case Sampling::node: return node_size();
+    case Sampling::face_x: return face_size(0);
+    case Sampling::face_y: return face_size(1);
+    case Sampling::face_z: return face_size(2);
+  }
+  return cell_size();
+}
+
+Vec3i MacGrid::cell_of(const Vec3& x) const {
+  Vec3i c;
+  for (int a = 0; a < 3; ++a) {
+    const int i = static_cast<int>(std::floor((x[a] - origin[a]) / dx));
+    c[a] = std::clamp(i, 0, resolution[a] - 1);
+  }
+  return c;
+}
+
+MacVelocity make_velocity(const MacGrid& grid, Real value) {
+  MacVelocity u;
+  for (int a = 0; a < 3; ++a) u[a].resize(grid.face_size(a), value);
+  return u;
+}
+
+Real interpolate(const MacGrid& grid, const Array3<Real>& f, Sampling s, const Vec3& x) {
+  const Vec3 g = (x - grid.origin) / grid.dx - sample_offset(s);
+  const Vec3i& n = f.size();
+  int i0[3];
+  Real t[3];
+  for (int a = 0; a < 3; ++a) {
+    const Real ga = std::clamp(g[a], Real(0), Real(n[a] - 1));
+    int i = static_cast<int>(std::floor(ga));
+    // A single sample along an axis, or x on the last sample: use the last cell.
+    i = std::clamp(i, 0, std::max(n[a] - 2, 0));
+    i0[a] = i;
+    t[a] = n[a] > 1 ? ga - i : 0;
+  }
+  const int i1 = std::min(i0[0] + 1, n.x() - 1);
+  const int j1 = std::min(i0[1] + 1, n.y() - 1);
+  const int k1 = std::min(i0[2] + 1, n.z() - 1);
+  const int i = i0[0], j = i0[1], k = i0[2];
+  const Real c00 = f(i, j, k) * (1 - t[0]) + f(i1, j, k) * t[0];
+  const Real c10 = f(i, j1, k) * (1 - t[0]) + f(i1, j1, k) * t[0];
+  const Real c01 = f(i, j, k1) * (1 - t[0]) + f(i1, j, k1) * t[0];
+  const Real c11 = f(i, j1, k1) * (1 - t[0]) + f(i1, j1, k1) * t[0];
+  const Real c0 = c00 * (1 - t[1]) + c10 * t[1];
+  const Real c1 = c01 * (1 - t[1]) + c11 * t[1];
+  return c0 * (1 - t[2]) + c1 * t[2];
+}
+
+Vec3 interpolate_velocity(const MacGrid& grid, const MacVelocity& u, const Vec3& x) {
+  return {interpolate(grid, u[0], Sampling::face_x, x), interpolate(grid, u[1], Sampling::face_y, x),
+          interpolate(grid, u[2], Sampling::face_z, x)};
+}
+
+}  // namespace fsicut::grid

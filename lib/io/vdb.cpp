@@ -1,0 +1,176 @@
+// The one translation unit that includes OpenVDB (it compiles for ~30 s).
+#include "lib/io/vdb.hpp"
+
+#include <openvdb/openvdb.h>
+#include <openvdb/io/File.h>
+#include <openvdb/tools/Interpolation.h>
+#include <openvdb/tools/LevelSetMeasure.h>
+#include <openvdb/tools/LevelSetRebuild.h>
+#include <openvdb/tools/ParticlesToLevelSet.h>
+
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <string>
+
+#include "lib/core/error.hpp"
+#include "fsicut/core/version.hpp"
+#include "lib/io/atomic.hpp"
+
+namespace fsicut::io {
+
+Real liquid_particle_radius(Real cell_size) { return LIQUID_RADIUS_FACTOR * cell_size; }
+
+namespace {
+
+// Half width [voxels] of the band the spheres are rasterized into before the
+// rebuild. It only has to give exact distances at every voxel of a cube the zero
+// crossing passes through (at most sqrt(3) voxels away); 2 instead of 3 makes
+// the rasterization 2.5x faster (262k particles: 1.7 s instead of 4.2 s) and
+// the rebuild restores the full VDB_HALF_WIDTH band.
+constexpr Real RASTER_HALF_WIDTH = 2;
+
+// OpenVDB registers its grid and metadata types in initialize(); it must run
+// before any file is read or written, and once is enough.
+void initialize_openvdb() {
+  static std::once_flag once;
+  std::call_once(once, [] { openvdb::initialize(); });
+}
+
+// The particle list interface ParticlesToLevelSet expects, over a 3 x n matrix.
+class ParticleList {
+ public:
+  using PosType = openvdb::Vec3R;
+  explicit ParticleList(const Points& points) : points_(points) {}
+  std::size_t size() const { return static_cast<std::size_t>(points_.cols()); }
+  void getPos(std::size_t n, openvdb::Vec3R& xyz) const {
+    const auto p = points_.col(static_cast<Index>(n));
+    xyz = openvdb::Vec3R(p.x(), p.y(), p.z());
+  }
+
+ private:
+  const Points& points_;
+};
+
+std::string quote_path(const std::filesystem::path& path) { return "\"" + path.string() + "\""; }
+
+openvdb::FloatGrid::Ptr read_first_float_grid(const std::filesystem::path& path) {
+  initialize_openvdb();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw MissingInputError("cannot read " + quote_path(path) + ": no such file");
+  openvdb::GridBase::Ptr base;
+  try {
+    openvdb::io::File file(path.string());
+    file.open();
+    openvdb::io::File::NameIterator names = file.beginName();
+    if (names == file.endName())
+      throw Error(ExitCode::data, "cannot read " + quote_path(path) + ": the VDB file holds no grid");
+    base = file.readGrid(names.gridName());
+    file.close();
+  } catch (const openvdb::Exception& e) {
+    throw Error(ExitCode::data, "cannot read " + quote_path(path) + ": " + e.what());
+  }
+  openvdb::FloatGrid::Ptr grid = openvdb::gridPtrCast<openvdb::FloatGrid>(base);
+  if (!grid)
+    throw Error(ExitCode::data, "cannot read " + quote_path(path) + ": grid " +
+                                    quote_path(base->getName()) + " is not a float grid");
+  return grid;
+}
+
+}  // namespace
+
+void write_liquid_vdb(const std::filesystem::path& path, const Points& particles,
+                      Real particle_radius, Real voxel_size, const VdbMetadata& meta) {
+  if (!(voxel_size > 0) || !std::isfinite(voxel_size))
+    throw SimulationError("writing " + path.string() + ": voxel size " +
+                          std::to_string(voxel_size) + " is not a positive length");
+  if (!(particle_radius > 0) || !std::isfinite(particle_radius))
+    throw SimulationError("writing " + path.string() + ": particle radius " +
+                          std::to_string(particle_radius) + " is not a positive length");
+  // A NaN position would be cast to a voxel coordinate inside OpenVDB
+  // (undefined behaviour); a NaN particle means the simulation already failed.
+  for (Index p = 0; p < particles.cols(); ++p)
+    if (!particles.col(p).allFinite())
+      throw SimulationError("writing " + path.string() + ": particle " + std::to_string(p) +
+                            " has a non-finite position");
+
+  initialize_openvdb();
+  openvdb::FloatGrid::Ptr grid;
+  if (particles.cols() == 0) {
+    grid = openvdb::createLevelSet<openvdb::FloatGrid>(voxel_size, VDB_HALF_WIDTH);
+  } else {
+    openvdb::FloatGrid::Ptr raw =
+        openvdb::createLevelSet<openvdb::FloatGrid>(voxel_size, RASTER_HALF_WIDTH);
+    ParticleList list(particles);
+    openvdb::tools::ParticlesToLevelSet<openvdb::FloatGrid> raster(*raw);
+    // Our spheres are a physical choice, not a rendering one: keep them however
+    // small (OpenVDB's default minimum of 1.5 voxels would silently drop every
+    // particle when voxel = cell size) and however large.
+    raster.setRmin(0);
+    raster.setRmax(std::numeric_limits<Real>::max());
+    raster.rasterizeSpheres(list, particle_radius);
+    raster.finalize();
+    if (raster.ignoredParticles())
+      throw SimulationError("writing " + path.string() + ": OpenVDB ignored " +
+                            std::to_string(raster.getMinCount() + raster.getMaxCount()) +
+                            " particles");
+    // The raw union min_p |x - p| - r is a distance only outside: inside it
+    // never gets deeper than -r, so with sphere radii below the band width the
+    // whole interior is "near the surface" (levelSetVolume was off by -30%,
+    // meshers and filters see interior bumps). Rebuilding from the zero
+    // crossing gives a true signed distance in the band on both sides and an
+    // empty (tiled) interior.
+    grid = openvdb::tools::levelSetRebuild(*raw, /*isovalue=*/0.0f,
+                                           static_cast<float>(VDB_HALF_WIDTH));
+  }
+  grid->setName(LIQUID_GRID_NAME);
+  grid->setGridClass(openvdb::GRID_LEVEL_SET);
+
+  grid->insertMeta("frame", openvdb::Int64Metadata(meta.frame));
+  grid->insertMeta("time", openvdb::DoubleMetadata(meta.time));
+  grid->insertMeta("fsicut_version", openvdb::StringMetadata(VERSION));
+  grid->insertMeta("particle_radius", openvdb::DoubleMetadata(particle_radius));
+  grid->insertMeta("voxel_size", openvdb::DoubleMetadata(voxel_size));
+
+  write_atomically(path, [&](const std::filesystem::path& temporary) {
+    try {
+      openvdb::io::File file(temporary.string());
+      openvdb::GridCPtrVec grids{grid};
+      file.write(grids);
+      file.close();
+    } catch (const openvdb::Exception& e) {
+      throw OutputError(ExitCode::io, "cannot write " + quote_path(path) + ": " + e.what());
+    }
+  });
+}
+
+VdbInfo read_vdb_info(const std::filesystem::path& path) {
+  const openvdb::FloatGrid::Ptr grid = read_first_float_grid(path);
+  VdbInfo info;
+  info.name = grid->getName();
+  info.grid_class = openvdb::GridBase::gridClassToString(grid->getGridClass());
+  const openvdb::math::Transform& transform = grid->transform();
+  info.voxel_size = transform.voxelSize()[0];
+  info.uniform_linear = transform.isLinear() && transform.hasUniformScale();
+  const openvdb::Vec3d origin = transform.indexToWorld(openvdb::Coord(0, 0, 0));
+  info.origin_of_index_0 = Vec3(origin.x(), origin.y(), origin.z());
+  info.active_voxels = static_cast<Index>(grid->activeVoxelCount());
+  if (info.active_voxels > 0 && grid->getGridClass() == openvdb::GRID_LEVEL_SET)
+    info.volume = openvdb::tools::levelSetVolume(*grid);
+  float min_value = grid->background();
+  for (auto it = grid->tree().cbeginValueAll(); it; ++it) {
+    min_value = std::min(min_value, *it);
+    if (*it < 0) info.inside_voxels += static_cast<Index>(it.getVoxelCount());
+  }
+  info.min_value = min_value;
+  return info;
+}
+
+Real sample_vdb(const std::filesystem::path& path, const Vec3& world) {
+  const openvdb::FloatGrid::Ptr grid = read_first_float_grid(path);
+  const openvdb::tools::GridSampler<openvdb::FloatGrid, openvdb::tools::BoxSampler> sampler(*grid);
+  return sampler.wsSample(openvdb::Vec3d(world.x(), world.y(), world.z()));
+}
+
+}  // namespace fsicut::io

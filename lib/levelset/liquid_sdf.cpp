@@ -1,0 +1,189 @@
+#include "lib/levelset/liquid_sdf.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "lib/core/parallel.hpp"
+
+namespace fsicut::levelset {
+namespace {
+
+// Ball radius in cells. With 8 particles per cell the mean spacing is dx/2; a ball
+// must bridge the gaps of the jittered lattice (no holes inside the liquid) while
+// adding as little as possible to the liquid outline (the union of balls pads the
+// particle cloud by about r minus the depth of the outermost layer).
+constexpr Real PARTICLE_RADIUS_CELLS = 0.5;
+// Particles farther than this many cells (Chebyshev) from a cell are never
+// visited: the SDF is exact up to (SEARCH - 1/2) dx from a cell centre.
+constexpr int LIQUID_SEARCH_CELLS = 2;
+// Layers of cells inside the solid that get their liquid SDF by extrapolation:
+// enough to cross the cells a sloped wall cuts (a cell whose centre is inside the
+// solid can have open faces only to other such cells, up to about two deep).
+constexpr int SOLID_EXTENSION_LAYERS = 3;
+
+
+}  // namespace
+
+Real particle_radius(const grid::MacGrid& grid) { return PARTICLE_RADIUS_CELLS * grid.dx; }
+
+namespace {
+
+// Particles bucketed by cell: the particles of cell c are order[start[c] .. start[c+1]).
+struct Buckets {
+  std::vector<Index> start, order;
+};
+
+Buckets bucket_particles(const grid::MacGrid& grid, const Points& particles) {
+  const Index cells = grid.cell_count();
+  const Index np = particles.cols();
+  const grid::Array3<char> shape(grid.cell_size());
+  std::vector<Index> cell_of(np);
+  parallel_for(0, np, [&](Index p) {
+    const Vec3i c = grid.cell_of(particles.col(p));
+    cell_of[p] = shape.index(c.x(), c.y(), c.z());
+  });
+  // Counting sort: serial, O(n), stable, so the result is thread-independent.
+  Buckets b;
+  b.start.assign(cells + 1, 0);
+  for (Index p = 0; p < np; ++p) ++b.start[cell_of[p] + 1];
+  std::partial_sum(b.start.begin(), b.start.end(), b.start.begin());
+  b.order.resize(np);
+  std::vector<Index> fill(b.start.begin(), b.start.end() - 1);
+  for (Index p = 0; p < np; ++p) b.order[fill[cell_of[p]]++] = p;
+  return b;
+}
+
+}  // namespace
+
+void liquid_sdf_from_particles(const grid::MacGrid& grid, const Points& particles, Real radius,
+                               grid::Array3<Real>& phi) {
+  phi.resize(grid.cell_size());
+  const Buckets buckets = bucket_particles(grid, particles);
+  const auto& start = buckets.start;
+  const auto& order = buckets.order;
+  const Real dx = grid.dx;
+  const Real far = (LIQUID_SEARCH_CELLS + 0.5) * dx;
+  // Cells with a particle within LIQUID_SEARCH_CELLS (Chebyshev): occupancy dilated
+  // axis by axis. The others are far from the liquid and skip the search.
+  grid::Array3<char> near(grid.cell_size(), 0);
+  for (Index c = 0; c < grid.cell_count(); ++c) near[c] = start[c + 1] > start[c];
+  for (int a = 0; a < 3; ++a) {
+    const grid::Array3<char> before = near;
+    parallel_for(0, near.count(), [&](Index idx) {
+      if (before[idx]) return;
+      const Vec3i c = near.coord(idx);
+      for (int d = -LIQUID_SEARCH_CELLS; d <= LIQUID_SEARCH_CELLS; ++d) {
+        Vec3i n = c;
+        n[a] += d;
+        if (near.inside(n.x(), n.y(), n.z()) && before(n)) {
+          near[idx] = 1;
+          return;
+        }
+      }
+    });
+  }
+  parallel_for(0, grid.cell_count(), [&](Index idx) {
+    if (!near[idx]) {
+      phi[idx] = far - radius;
+      return;
+    }
+    const Vec3i c = phi.coord(idx);
+    const Vec3 x = grid.cell_center(c.x(), c.y(), c.z());
+    Real best2 = far * far;
+    // Visit shells of growing Chebyshev radius m; every particle in shell m is at
+    // least (m - 1/2) dx away, so stop once the best distance beats that.
+    for (int m = 0; m <= LIQUID_SEARCH_CELLS; ++m) {
+      const Real shell_min = std::max(Real(0), (m - 0.5) * dx);
+      if (best2 <= shell_min * shell_min) break;
+      for (int dk = -m; dk <= m; ++dk)
+        for (int dj = -m; dj <= m; ++dj)
+          for (int di = -m; di <= m; ++di) {
+            if (std::max({std::abs(di), std::abs(dj), std::abs(dk)}) != m) continue;
+            const int i = c.x() + di, j = c.y() + dj, k = c.z() + dk;
+            if (!phi.inside(i, j, k)) continue;
+            const Index cell = phi.index(i, j, k);
+            for (Index s = start[cell]; s < start[cell + 1]; ++s)
+              best2 = std::min(best2, (particles.col(order[s]) - x).squaredNorm());
+          }
+    }
+    phi[idx] = std::min(std::sqrt(best2), far) - radius;
+  });
+}
+
+Real solid_phi_at_cell(const grid::Array3<Real>& s, int i, int j, int k) {
+  return 0.125 * (s(i, j, k) + s(i + 1, j, k) + s(i, j + 1, k) + s(i + 1, j + 1, k) +
+                  s(i, j, k + 1) + s(i + 1, j, k + 1) + s(i, j + 1, k + 1) + s(i + 1, j + 1, k + 1));
+}
+
+void extend_liquid_into_solid(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
+                              const std::array<grid::Array3<Real>, 3>& fractions,
+                              grid::Array3<Real>& phi) {
+  const Real half = 0.5 * grid.dx;
+  const Vec3i size = phi.size();
+  grid::Array3<char> in_solid(size, 0);
+  parallel_for(0, phi.count(), [&](Index idx) {
+    const Vec3i c = phi.coord(idx);
+    in_solid[idx] = solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) < 0;
+  });
+  // The neighbour of c on `side` of `axis` if it exists and the face between is open.
+  auto open_neighbour = [&](const Vec3i& c, int axis, int side, Vec3i& nb) {
+    nb = c;
+    nb[axis] += side;
+    if (!phi.inside(nb.x(), nb.y(), nb.z())) return false;
+    Vec3i face = c;
+    if (side > 0) face[axis] += 1;
+    return fractions[axis](face) > 0;
+  };
+
+  // 1. Cells inside the solid, in layers: each layer extrapolates from the cells
+  // known so far (outside the solid, or set by an earlier layer).
+  grid::Array3<char> known(size, 0);
+  for (Index idx = 0; idx < phi.count(); ++idx) known[idx] = !in_solid[idx];
+  grid::Array3<Real> original = phi;
+  for (int layer = 0; layer < SOLID_EXTENSION_LAYERS; ++layer) {
+    const grid::Array3<char> known_before = known;
+    parallel_for(0, phi.count(), [&](Index idx) {
+      if (known_before[idx]) return;
+      const Vec3i c = phi.coord(idx);
+      Real sum = 0;
+      int count = 0;
+      for (int a = 0; a < 3; ++a)
+        for (int side : {-1, 1}) {
+          Vec3i n;
+          if (!open_neighbour(c, a, side, n) || !known_before(n)) continue;
+          sum += original(n);
+          ++count;
+        }
+      if (count > 0) {
+        phi[idx] = sum / count;
+        known[idx] = 1;
+      }
+    });
+    original = phi;
+  }
+  parallel_for(0, phi.count(), [&](Index idx) {
+    if (!known[idx] && phi[idx] < half) phi[idx] = std::min(phi[idx], -half);
+  });
+
+  // 2. One-cell holes.
+  original = phi;
+  parallel_for(0, phi.count(), [&](Index idx) {
+    if (original[idx] < 0) return;
+    const Vec3i c = phi.coord(idx);
+    Real sum = 0;
+    int count = 0;
+    for (int a = 0; a < 3; ++a)
+      for (int side : {-1, 1}) {
+        Vec3i n;
+        if (!open_neighbour(c, a, side, n)) continue;
+        if (!(original(n) < 0)) return;
+        sum += original(n);
+        ++count;
+      }
+    if (count > 0) phi[idx] = sum / count;
+  });
+}
+
+}  // namespace fsicut::levelset

@@ -1,0 +1,55 @@
+#pragma once
+// The liquid signed distance at cell centres, built from the marker particles.
+//
+// Sign convention: NEGATIVE inside the liquid, positive in air [m].
+//
+// Each particle stands for a ball of radius r = particle_radius(grid) (see the
+// constant in liquid_sdf.cpp); the liquid is the union of the balls, so
+//   phi(x) = min_p |x - x_p| - r,
+// evaluated exactly for every particle within LIQUID_SEARCH_CELLS cells of x and
+// capped there: far from the liquid phi = LIQUID_SEARCH_CELLS * dx - r, which is
+// more than any value the projection reads (it reads phi only in cells next to
+// liquid cells).
+#include <array>
+
+#include "lib/core/types.hpp"
+#include "lib/grid/mac_grid.hpp"
+
+namespace fsicut::levelset {
+
+// The particle ball radius [m] for the grid: a fixed multiple of dx, tuned for the
+// default 8 particles per cell (2 x 2 x 2 jittered sub-cells).
+Real particle_radius(const grid::MacGrid& grid);
+
+// phi at cell centres from `particles` (3 x n [m]) with ball radius `radius` [m];
+// `phi` is resized to grid.cell_size(). Parallel over cells, deterministic.
+void liquid_sdf_from_particles(const grid::MacGrid& grid, const Points& particles, Real radius,
+                               grid::Array3<Real>& phi);
+
+// Extends the liquid SDF into the solid and closes one-cell holes (DESIGN.md
+// section 3). `fractions` are the open face fractions; "neighbour" below means a
+// face neighbour through a face with open fraction > 0.
+//
+// 1. A cell whose centre lies inside the solid (mean of its 8 node values of
+//    `solid_phi` < 0) has no particles near its centre, so the particle SDF there
+//    says "air" even when the cell holds liquid. Its phi becomes the mean phi of its
+//    neighbours outside the solid; cells with no such neighbour take the mean over
+//    the solid cells set before them (up to SOLID_EXTENSION_LAYERS layers). The mean
+//    is exact for a flat surface when the neighbours are symmetric, and a cell
+//    surrounded by liquid always stays liquid (a linear extrapolation would not:
+//    the union-of-balls phi is noisy inside the liquid). A solid cell reached by
+//    no layer keeps Batty's rule: liquid (phi = -dx/2) when phi < dx/2.
+// 2. An air cell (phi >= 0) all of whose neighbours (at least one) are liquid is a
+//    hole of the union of balls, not a resolvable bubble; it gets the mean phi of
+//    its neighbours (negative).
+// Why: left as air, such cells put a p = 0 free surface inside the liquid or on the
+// wall, and the ghost-fluid gradient across it (often a sliver of a face) drives
+// spurious jets.
+void extend_liquid_into_solid(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
+                              const std::array<grid::Array3<Real>, 3>& fractions,
+                              grid::Array3<Real>& phi);
+
+// The solid SDF at a cell centre: the mean of the cell's 8 node samples [m].
+Real solid_phi_at_cell(const grid::Array3<Real>& solid_phi, int i, int j, int k);
+
+}  // namespace fsicut::levelset

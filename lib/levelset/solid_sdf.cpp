@@ -1,0 +1,91 @@
+#include "lib/levelset/solid_sdf.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "lib/core/error.hpp"
+#include "lib/core/parallel.hpp"
+
+namespace fsicut::levelset {
+
+Real no_solid_distance(const grid::MacGrid& grid) {
+  // Farther than any point of the grid from any other: never mistaken for a surface.
+  constexpr Real FAR_FACTOR = 10;
+  return FAR_FACTOR * grid.dx * grid.resolution.cast<Real>().norm();
+}
+
+StaticSolid box_solid(const Vec3& min, const Vec3& max, bool inside_out) {
+  const Vec3 center = 0.5 * (min + max);
+  const Vec3 half = 0.5 * (max - min);
+  const Real sign = inside_out ? -1 : 1;
+  return [center, half, sign](const Vec3& x) {
+    const Vec3 q = (x - center).cwiseAbs() - half;
+    const Real outside = q.cwiseMax(0.0).norm();
+    const Real inside = std::min(q.maxCoeff(), Real(0));
+    return sign * (outside + inside);
+  };
+}
+
+StaticSolid sphere_solid(const Vec3& center, Real radius, bool inside_out) {
+  const Real sign = inside_out ? -1 : 1;
+  return [center, radius, sign](const Vec3& x) { return sign * ((x - center).norm() - radius); };
+}
+
+StaticSolid plane_solid(const Vec3& point, const Vec3& normal) {
+  const Vec3 n = normal.normalized();
+  return [point, n](const Vec3& x) { return n.dot(x - point); };
+}
+
+StaticSolid union_solid(std::vector<StaticSolid> parts) {
+  parts.erase(std::remove_if(parts.begin(), parts.end(), [](const StaticSolid& s) { return !s; }),
+              parts.end());
+  if (parts.empty()) return {};
+  if (parts.size() == 1) return parts.front();
+  return [parts](const Vec3& x) {
+    Real d = std::numeric_limits<Real>::infinity();
+    for (const auto& p : parts) d = std::min(d, p(x));
+    return d;
+  };
+}
+
+StaticSolid static_solid_from_scene(const std::vector<scene::Shape>& obstacles,
+                                    std::vector<StaticSolid> extra) {
+  std::vector<StaticSolid> parts;
+  bool has_obj = false;
+  for (const auto& s : obstacles) {
+    switch (s.type) {
+      case scene::Shape::Type::box: parts.push_back(box_solid(s.min, s.max, s.inside_out)); break;
+      case scene::Shape::Type::sphere:
+        parts.push_back(sphere_solid(s.center, s.radius, s.inside_out));
+        break;
+      case scene::Shape::Type::obj: has_obj = true; break;
+    }
+  }
+  if (has_obj && extra.empty())
+    throw SimulationError("obj obstacles need a mesh signed distance (pass it as `extra`)");
+  for (auto& e : extra) parts.push_back(std::move(e));
+  return union_solid(std::move(parts));
+}
+
+grid::Array3<Real> sample_solid_at_nodes(const grid::MacGrid& grid, const StaticSolid& solid) {
+  grid::Array3<Real> phi(grid.node_size(), no_solid_distance(grid));
+  if (!solid) return phi;
+  parallel_for(0, phi.count(), [&](Index n) {
+    const Vec3i c = phi.coord(n);
+    phi[n] = solid(grid.node_position(c.x(), c.y(), c.z()));
+  });
+  return phi;
+}
+
+Vec3 solid_normal(const StaticSolid& solid, const Vec3& x, Real h) {
+  Vec3 g;
+  for (int a = 0; a < 3; ++a) {
+    const Vec3 e = h * Vec3::Unit(a);
+    g[a] = solid(x + e) - solid(x - e);
+  }
+  const Real norm = g.norm();
+  return norm > 0 ? Vec3(g / norm) : Vec3::Zero();
+}
+
+}  // namespace fsicut::levelset

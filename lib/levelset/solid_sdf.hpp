@@ -1,0 +1,52 @@
+#pragma once
+// Signed distance of the static solids (obstacles and containers) and its
+// samples at the grid nodes.
+//
+// Sign convention (used everywhere in fsicut): the solid SDF is NEGATIVE inside
+// the solid and positive in the space the liquid may occupy; its gradient points
+// out of the solid. The domain walls are not part of these functions: the faces
+// on the grid boundary are simply closed (see cutcell/face_fractions.hpp).
+#include <functional>
+#include <vector>
+
+#include "lib/core/types.hpp"
+#include "lib/grid/mac_grid.hpp"
+#include "lib/scene/scene.hpp"
+
+namespace fsicut::levelset {
+
+// A static solid as a signed distance function [m] of a world position [m].
+// An empty function means "no static solid". Any shape fits (a ramp plane, a
+// mesh SDF built by the caller); it need only be a distance near the surface
+// (|grad| ~ 1 within a few cells of it).
+using StaticSolid = std::function<Real(const Vec3&)>;
+
+// Distance used where there is no solid at all; finite, so differences and
+// interpolation of node samples stay finite.
+Real no_solid_distance(const grid::MacGrid& grid);
+
+// The solid outside (inside_out = true: inside) an axis-aligned box [min, max] [m].
+StaticSolid box_solid(const Vec3& min, const Vec3& max, bool inside_out = false);
+// The solid ball (inside_out = true: everything outside the sphere, a container).
+StaticSolid sphere_solid(const Vec3& center, Real radius, bool inside_out = false);
+// The half-space { x : n . (x - point) < 0 }; `normal` (normalized here) points out of the solid.
+StaticSolid plane_solid(const Vec3& point, const Vec3& normal);
+// Union of solids: the minimum of their distances. Empty parts are skipped.
+StaticSolid union_solid(std::vector<StaticSolid> parts);
+
+// The union of the scene's box and sphere obstacles (inside_out honoured).
+// `obj` obstacles are not handled here: build their SDF from the mesh and pass it
+// as `extra` (each entry is added to the union). Throws SimulationError when the
+// scene has an obj obstacle and `extra` is empty.
+StaticSolid static_solid_from_scene(const std::vector<scene::Shape>& obstacles,
+                                    std::vector<StaticSolid> extra = {});
+
+// Samples `solid` at every grid node: an array of size grid.node_size() [m].
+// Parallel over nodes. An empty `solid` gives no_solid_distance(grid) everywhere.
+grid::Array3<Real> sample_solid_at_nodes(const grid::MacGrid& grid, const StaticSolid& solid);
+
+// The value and the outward unit normal (normalized central-difference gradient
+// with step h [m]) of `solid` at x. The normal is zero where the gradient vanishes.
+Vec3 solid_normal(const StaticSolid& solid, const Vec3& x, Real h);
+
+}  // namespace fsicut::levelset

@@ -1,0 +1,104 @@
+#include "lib/mesh/build.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "lib/core/error.hpp"
+#include "lib/mesh/box.hpp"
+#include "lib/mesh/check.hpp"
+#include "lib/mesh/obj.hpp"
+#include "lib/mesh/primitives.hpp"
+#include "lib/mesh/tetgen.hpp"
+
+namespace fsicut::mesh {
+namespace {
+
+using scene::MeshDesc;
+
+class Validator {
+ public:
+  Validator(const MeshDesc& desc, const std::string& file) : desc_(desc), file_(file) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const {
+    throw SceneError(file_, desc_.pointer + "/" + key, message);
+  }
+  void positive(const std::string& key, Real value) const {
+    if (!(value > 0) || !std::isfinite(value)) fail(key, "must be positive, got " + text(value));
+  }
+  void subdivisions() const {
+    if (desc_.subdivisions < 0 || desc_.subdivisions > MAX_SUBDIVISIONS)
+      fail("subdivisions", "must be in [0, " + std::to_string(MAX_SUBDIVISIONS) + "], got " +
+                               std::to_string(desc_.subdivisions));
+  }
+  void tetgen() const {
+    if (!(desc_.max_tet_volume >= 0) || !std::isfinite(desc_.max_tet_volume))
+      fail("max_tet_volume", "must be >= 0 (0: no bound), got " + text(desc_.max_tet_volume));
+    if (!(desc_.quality == 0 || desc_.quality >= MIN_QUALITY) || !std::isfinite(desc_.quality))
+      fail("quality", "must be 0 (no refinement) or >= " + text(MIN_QUALITY) + ", got " + text(desc_.quality));
+  }
+  static std::string text(Real v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+  }
+
+ private:
+  const MeshDesc& desc_;
+  const std::string& file_;
+};
+
+TetMesh build_untransformed(const MeshDesc& desc, const std::string& scene_file) {
+  const Validator check(desc, scene_file);
+  const TetgenOptions options{desc.max_tet_volume, desc.quality};
+  switch (desc.type) {
+    case MeshDesc::Type::box:
+      for (int d = 0; d < 3; ++d) {
+        if (!(desc.max[d] > desc.min[d]))
+          check.fail("max", "must exceed min on every axis (axis " + std::to_string(d) + ": min " +
+                                Validator::text(desc.min[d]) + ", max " + Validator::text(desc.max[d]) + ")");
+        if (desc.cells[d] < 1) check.fail("cells", "must be >= 1 on every axis");
+      }
+      return box_mesh(desc.min, desc.max, desc.cells);
+    case MeshDesc::Type::sphere:
+      check.positive("radius", desc.radius);
+      check.subdivisions();
+      check.tetgen();
+      return sphere_mesh(desc.center, desc.radius, desc.subdivisions, options);
+    case MeshDesc::Type::shell:
+      check.positive("outer_radius", desc.outer_radius);
+      check.positive("inner_radius", desc.inner_radius);
+      if (desc.inner_radius >= desc.outer_radius)
+        check.fail("inner_radius", "must be smaller than outer_radius (" + Validator::text(desc.inner_radius) +
+                                       " >= " + Validator::text(desc.outer_radius) + ")");
+      check.subdivisions();
+      check.tetgen();
+      return shell_mesh(desc.center, desc.outer_radius, desc.inner_radius, desc.subdivisions, options);
+    case MeshDesc::Type::obj: {
+      check.tetgen();
+      const SurfaceMesh surface = read_obj(desc.path);
+      check_closed_surface(surface, desc.path);
+      return tetrahedralize(surface, options, desc.path);
+    }
+  }
+  throw SceneError(scene_file, desc.pointer + "/type", "unknown mesh type");
+}
+
+}  // namespace
+
+TetMesh build_solid_mesh(const MeshDesc& desc, const std::string& scene_file) {
+  if (!(desc.transform.scale > 0) || !std::isfinite(desc.transform.scale))
+    throw SceneError(scene_file, desc.pointer + "/transform/scale",
+                     "must be positive, got " + Validator::text(desc.transform.scale));
+  const std::string context = " (used by " + scene_file + ": " + desc.pointer + ")";
+  try {
+    TetMesh mesh = build_untransformed(desc, scene_file);
+    apply_transform(mesh, desc.transform);
+    return mesh;
+  } catch (const MeshError& e) {
+    throw MeshError(e.what() + context);
+  } catch (const MissingInputError& e) {
+    throw MissingInputError(e.what() + context);
+  }
+}
+
+}  // namespace fsicut::mesh

@@ -1,0 +1,87 @@
+#include "lib/sim/state.hpp"
+
+#include <sstream>
+
+#include "lib/core/error.hpp"
+#include "lib/core/log.hpp"
+#include "lib/mesh/build.hpp"
+
+namespace fsicut::sim {
+namespace {
+
+void check_inside_grid(const scene::Scene& scene, const solid::Body& body, const std::string& pointer) {
+  const Vec3 lo = body.x.rowwise().minCoeff(), hi = body.x.rowwise().maxCoeff();
+  const Vec3 glo = scene.grid.origin, ghi = scene.grid.max();
+  for (int d = 0; d < 3; ++d)
+    if (lo[d] < glo[d] || hi[d] > ghi[d]) {
+      std::ostringstream s;
+      s << "solid \"" << body.name << "\" spans [" << lo.transpose() << "] - [" << hi.transpose()
+        << "], outside the grid [" << glo.transpose() << "] - [" << ghi.transpose() << "] along axis " << d;
+      throw SceneError(scene.file, pointer + "/mesh", s.str());
+    }
+}
+
+// Stages of Algorithm 1 that this build does not have yet refuse the scenes
+// that need them, rather than running something that only looks right.
+void check_supported(const scene::Scene& scene) {
+  for (size_t i = 0; i < scene.obstacles.size(); ++i)
+    if (scene.obstacles[i].type == scene::Shape::Type::obj)
+      throw SceneError(scene.file, scene.obstacles[i].pointer + "/type",
+                       "obj obstacles are not supported yet (use box or sphere obstacles)");
+  for (const scene::Shape& r : scene.fluid.regions)
+    if (r.type == scene::Shape::Type::obj)
+      throw SceneError(scene.file, r.pointer + "/type", "obj fluid regions are not supported yet (use box or sphere)");
+  if (!scene.fluid.regions.empty() && !scene.solids.empty())
+    throw SceneError(scene.file, "/solids",
+                     "liquid and deformable solids together need the coupled projection, which is not "
+                     "implemented yet; run the liquid or the solids on their own");
+}
+
+}  // namespace
+
+SimState build_state(const scene::Scene& scene) {
+  check_supported(scene);
+  SimState state;
+  state.scene = scene;
+  for (const scene::SolidDesc& desc : scene.solids) {
+    solid::Body body = solid::make_body(desc, mesh::build_solid_mesh(desc.mesh, scene.file), scene.file);
+    check_inside_grid(scene, body, desc.pointer);
+    state.solids.push_back(std::move(body));
+  }
+  if (!scene.fluid.regions.empty())
+    state.liquid = fluid::make_liquid(scene, levelset::static_solid_from_scene(scene.obstacles));
+  else if (!scene.obstacles.empty())
+    log::warn(scene.file + ": /obstacles: obstacles only act on the liquid, and this scene has none");
+  return state;
+}
+
+std::string summary(const SimState& state) {
+  const scene::Scene& s = state.scene;
+  std::ostringstream out;
+  out << "scene     " << s.file << "\n";
+  out << "grid      " << s.grid.resolution.transpose() << " cells of " << s.grid.cell_size << " m, from ["
+      << s.grid.origin.transpose() << "] to [" << s.grid.max().transpose() << "]\n";
+  out << "time      " << s.time.frames << " frames at " << s.time.fps << " fps (" << s.time.frames / s.time.fps
+      << " s), cfl " << s.time.cfl << ", at most " << s.time.max_substeps << " substeps per frame\n";
+  if (state.liquid)
+    out << "liquid    " << state.liquid->markers.cols() << " particles, volume " << fluid::liquid_volume(*state.liquid)
+        << " m^3, density " << s.fluid.density << " kg/m^3\n";
+  else
+    out << "liquid    none\n";
+  out << "obstacles " << s.obstacles.size() << "\n";
+  for (const solid::Body& b : state.solids) {
+    const solid::BodyStats st = solid::stats(b);
+    Index pinned = 0;
+    for (char p : b.pinned) pinned += p ? 1 : 0;
+    out << "solid     " << b.name << ": " << b.num_nodes() << " nodes, " << b.num_tets() << " tets, "
+        << b.mesh.boundary.size() << " boundary triangles, " << pinned << " pinned nodes, mass " << b.total_mass()
+        << " kg, volume " << st.volume << " m^3\n";
+  }
+  out << "coupling  " << scene::to_string(s.coupling.scheme) << ", sigma " << s.coupling.sigma << ", alpha "
+      << (s.coupling.alpha_auto ? std::string("auto") : std::to_string(s.coupling.alpha)) << ", tolerance "
+      << s.coupling.tolerance << "\n";
+  out << "output    " << s.output.directory << "\n";
+  return out.str();
+}
+
+}  // namespace fsicut::sim

@@ -1,0 +1,37 @@
+#pragma once
+// The persistent state of a simulation and how a scene becomes one.
+//
+// SimState owns everything that survives a substep: the scene it came from,
+// the solids (positions, velocities, rotations), the liquid (particles, face
+// velocities, last pressure), the clock. Per-step temporaries (distance
+// fields aside, which the liquid caches) are return values of the stages.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/fluid/liquid.hpp"
+#include "lib/scene/scene.hpp"
+#include "lib/solid/body.hpp"
+
+namespace fsicut::sim {
+
+struct SimState {
+  scene::Scene scene;
+  std::vector<solid::Body> solids;    // one per scene.solids entry, same order
+  std::optional<fluid::Liquid> liquid;  // present when the scene has fluid regions
+  Real time = 0;                      // simulated time [s]
+  int frame = 0;                      // last completed frame (0 = initial state)
+};
+
+// Builds the meshes and bodies and seeds the liquid. Everything the scene asks
+// for is checked here, before any output exists: meshes (MeshError naming the
+// OBJ file and the scene pointer), solids that do not fit in the grid and
+// stages this build cannot run (SceneError with the pointer), so a refused
+// scene leaves the output folder untouched.
+SimState build_state(const scene::Scene& scene);
+
+// A human-readable summary (grid, liquid, solids with node/tet counts,
+// coupling) for `fsicut --validate`.
+std::string summary(const SimState& state);
+
+}  // namespace fsicut::sim

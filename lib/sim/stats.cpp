@@ -1,0 +1,51 @@
+#include "lib/sim/stats.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "fsicut/core/version.hpp"
+#include "lib/scene/load.hpp"
+
+namespace fsicut::sim {
+namespace {
+using json = nlohmann::json;
+json vec(const Vec3& v) { return json::array({v[0], v[1], v[2]}); }
+}  // namespace
+
+std::string stats_line(const SimState& state, const FrameStats& s) {
+  json j;
+  j["frame"] = s.frame;
+  j["time"] = s.time;
+  j["substeps"] = s.substeps;
+  j["cfl_exceeded"] = s.cfl_exceeded;
+  j["liquid_volume"] = state.liquid ? fluid::liquid_volume(*state.liquid) : 0.0;
+  j["max_fluid_speed"] = state.liquid ? fluid::max_speed(*state.liquid) : 0.0;
+  j["solver"] = {{"iterations", s.solver.iterations},
+                 {"relative_residual", s.solver.relative_residual},
+                 {"converged", s.solves == 0 || s.solver.converged},
+                 {"solves", s.solves}};
+  j["solids"] = json::array();
+  for (const solid::Body& b : state.solids) {
+    const solid::BodyStats st = solid::stats(b);
+    j["solids"].push_back({{"name", b.name},
+                           {"centroid", vec(st.centroid)},
+                           {"volume", st.volume},
+                           {"mean_velocity", vec(st.mean_velocity)},
+                           {"kinetic_energy", st.kinetic_energy},
+                           {"elastic_energy", st.elastic_energy}});
+  }
+  j["seconds"] = json::object();
+  for (const auto& [stage, seconds] : s.seconds) j["seconds"][stage] = seconds;
+  return j.dump();
+}
+
+std::string run_record(const SimState& state, int threads) {
+  json j;
+  j["fsicut_version"] = VERSION;
+  j["libraries"] = LIBRARY_VERSIONS;
+  j["threads"] = threads;
+  j["scene_file"] = state.scene.file;
+  j["scene"] = json::parse(scene::to_json(state.scene));
+  return j.dump(2) + "\n";
+}
+
+}  // namespace fsicut::sim

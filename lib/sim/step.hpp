@@ -1,0 +1,29 @@
+#pragma once
+// One substep of Algorithm 1 (Zarifi & Batty 2017) on the whole state.
+#include "lib/core/timer.hpp"
+#include "lib/linsolve/report.hpp"
+#include "lib/sim/state.hpp"
+
+namespace fsicut::sim {
+
+// Stage names, as they appear under "seconds" in stats.jsonl.
+inline constexpr const char* STAGE_SOLID_POSITIONS = "solid_positions";
+inline constexpr const char* STAGE_ADVECTION = "advection";
+inline constexpr const char* STAGE_FORCES = "forces";
+inline constexpr const char* STAGE_DISTANCE_FIELDS = "distance_fields";
+inline constexpr const char* STAGE_PROJECTION = "projection";
+inline constexpr const char* STAGE_EXTRAPOLATION = "extrapolation";
+
+struct StepReport {
+  linsolve::Report solve;  // the worst linear solve of the substep
+  int solves = 0;          // how many linear solves it ran
+};
+
+// Advances `state` by dt [s], adding each stage's wall time to `times`.
+// Throws SimulationError on NaN or a failed solve (unless the scene allows it).
+StepReport step(SimState& state, Real dt, StageTimes& times);
+
+// The fastest speed anything moves at [m/s]: liquid faces and solid nodes.
+Real max_speed(const SimState& state);
+
+}  // namespace fsicut::sim

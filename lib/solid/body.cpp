@@ -1,0 +1,189 @@
+#include "lib/solid/body.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "lib/core/error.hpp"
+#include "lib/solid/corotation.hpp"
+#include "lib/solid/layout.hpp"
+
+namespace fsicut::solid {
+
+Vector DofMap::gather(const Points& p) const {
+  Vector out(num_free_dofs());
+  for (int k = 0; k < num_free_nodes(); ++k) out.segment<3>(3 * k) = p.col(free_nodes[k]);
+  return out;
+}
+
+void DofMap::scatter(const Vector& v, Points& p) const {
+  for (int k = 0; k < num_free_nodes(); ++k) p.col(free_nodes[k]) = v.segment<3>(3 * k);
+}
+
+Real lame_lambda(Real E, Real nu) { return E * nu / ((1 + nu) * (1 - 2 * nu)); }
+Real lame_mu(Real E, Real nu) { return E / (2 * (1 + nu)); }
+
+Mat12 tet_stiffness(const Mat3& Dm_inv, Real rest_volume, Real lambda, Real mu) {
+  // Shape function gradients: rows of Dm^-1 for nodes 1..3, node 0 their negated sum.
+  Eigen::Matrix<Real, 3, 4> g;
+  g.rightCols<3>() = Dm_inv.transpose();
+  g.col(0) = -g.rightCols<3>().rowwise().sum();
+  Mat12 K;
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      K.block<3, 3>(3 * a, 3 * b) =
+          rest_volume * (lambda * g.col(a) * g.col(b).transpose() + mu * g.col(b) * g.col(a).transpose() +
+                         mu * g.col(a).dot(g.col(b)) * Mat3::Identity());
+  return K;
+}
+
+namespace {
+
+std::string solid_label(const std::string& name) { return "solid '" + name + "'"; }
+
+bool inside(const scene::Shape& s, const Vec3& p) {
+  switch (s.type) {
+    case scene::Shape::Type::box:
+      return (p.array() >= s.min.array()).all() && (p.array() <= s.max.array()).all();
+    case scene::Shape::Type::sphere:
+      return (p - s.center).norm() <= s.radius;
+    case scene::Shape::Type::obj:
+      break;
+  }
+  return false;
+}
+
+void check_material(const scene::SolidDesc& desc, const std::string& scene_file) {
+  const auto fail = [&](const std::string& key, const std::string& message) {
+    throw SceneError(scene_file, desc.pointer + "/" + key, message);
+  };
+  if (!(desc.density > 0) || !std::isfinite(desc.density)) fail("density", "must be positive");
+  if (!(desc.youngs_modulus > 0) || !std::isfinite(desc.youngs_modulus)) fail("youngs_modulus", "must be positive");
+  if (!(desc.poisson_ratio >= 0 && desc.poisson_ratio < 0.5)) fail("poisson_ratio", "must be in [0, 0.5)");
+  if (!(desc.damping.mass >= 0) || !std::isfinite(desc.damping.mass)) fail("damping/mass", "must be >= 0");
+  if (!(desc.damping.stiffness >= 0) || !std::isfinite(desc.damping.stiffness))
+    fail("damping/stiffness", "must be >= 0");
+  if (!(desc.initial_scale > 0) || !std::isfinite(desc.initial_scale)) fail("initial_scale", "must be positive");
+  for (size_t i = 0; i < desc.pinned.size(); ++i)
+    if (desc.pinned[i].type == scene::Shape::Type::obj)
+      fail("pinned/" + std::to_string(i), "pinned regions must be boxes or spheres");
+}
+
+}  // namespace
+
+void set_pinned(Body& body, const std::vector<char>& pinned) {
+  const Index n = body.num_nodes();
+  if (static_cast<Index>(pinned.size()) != n)
+    throw std::invalid_argument("set_pinned: one flag per node expected");
+  body.pinned = pinned;
+  body.dofs.free_index.assign(n, -1);
+  body.dofs.free_nodes.clear();
+  for (Index i = 0; i < n; ++i) {
+    if (pinned[i]) {
+      body.v.col(i).setZero();
+    } else {
+      body.dofs.free_index[i] = body.dofs.num_free_nodes();
+      body.dofs.free_nodes.push_back(static_cast<int>(i));
+    }
+  }
+  std::vector<char> free(n);
+  for (Index i = 0; i < n; ++i) free[i] = !pinned[i];
+  body.layout_free = std::make_shared<const detail::BlockLayout>(detail::make_layout(body.mesh, free));
+}
+
+Body make_body(const scene::SolidDesc& desc, mesh::TetMesh mesh, const std::string& scene_file) {
+  check_material(desc, scene_file);
+  const std::string label = solid_label(desc.name);
+  const Index n = mesh.rest.cols();
+  if (n == 0 || mesh.tets.empty()) throw MeshError(label + ": tet mesh is empty");
+  for (size_t t = 0; t < mesh.tets.size(); ++t)
+    for (int a = 0; a < 4; ++a)
+      if (mesh.tets[t][a] < 0 || mesh.tets[t][a] >= n)
+        throw MeshError(label + ": tet " + std::to_string(t) + " has node index out of range");
+
+  Body body;
+  body.name = desc.name;
+  body.mesh = std::move(mesh);
+  body.density = desc.density;
+  body.youngs_modulus = desc.youngs_modulus;
+  body.poisson_ratio = desc.poisson_ratio;
+  body.tau_m = desc.damping.mass;
+  body.tau_k = desc.damping.stiffness;
+
+  const Index m = body.num_tets();
+  body.rest_volume.resize(m);
+  body.Dm_inv.resize(m);
+  body.K0.resize(m);
+  body.R.assign(m, Mat3::Identity());
+  const Real lambda = lame_lambda(desc.youngs_modulus, desc.poisson_ratio);
+  const Real mu = lame_mu(desc.youngs_modulus, desc.poisson_ratio);
+  const Points& X = body.mesh.rest;
+  for (Index t = 0; t < m; ++t) {
+    const mesh::Tet& tet = body.mesh.tets[t];
+    Mat3 Dm;
+    for (int c = 0; c < 3; ++c) Dm.col(c) = X.col(tet[c + 1]) - X.col(tet[0]);
+    const Real volume = Dm.determinant() / 6;
+    // A flat or inverted rest tet has no inverse edge matrix and no meaningful mass.
+    if (!(volume > 0))
+      throw MeshError(label + ": tet " + std::to_string(t) + " has non-positive rest volume " +
+                      std::to_string(volume));
+    body.rest_volume[t] = volume;
+    body.Dm_inv[t] = Dm.inverse();
+    body.K0[t] = tet_stiffness(body.Dm_inv[t], volume, lambda, mu);
+  }
+
+  body.mass = Vector::Zero(n);
+  for (Index t = 0; t < m; ++t)
+    for (int a = 0; a < 4; ++a) body.mass[body.mesh.tets[t][a]] += desc.density * body.rest_volume[t] / 4;
+  for (Index i = 0; i < n; ++i)
+    if (!(body.mass[i] > 0)) throw MeshError(label + ": node " + std::to_string(i) + " belongs to no tet");
+
+  body.x = X;
+  body.v = desc.velocity.replicate(1, n);
+  if (desc.initial_scale != 1) {
+    const Vec3 c = X * body.mass / body.mass.sum();
+    body.x = ((X.colwise() - c) * desc.initial_scale).colwise() + c;
+  }
+
+  std::vector<char> pinned(n, 0);
+  for (Index i = 0; i < n; ++i)
+    for (const auto& shape : desc.pinned)
+      if (inside(shape, X.col(i))) pinned[i] = 1;
+  // Pinned nodes never move: they stay at their rest positions even when the
+  // rest of the body starts scaled.
+  for (Index i = 0; i < n; ++i)
+    if (pinned[i]) body.x.col(i) = X.col(i);
+
+  std::vector<char> all(n, 1);
+  body.layout_all = std::make_shared<const detail::BlockLayout>(detail::make_layout(body.mesh, all));
+  set_pinned(body, pinned);
+  update_rotations(body);
+  return body;
+}
+
+BodyStats stats(const Body& body) {
+  BodyStats s;
+  const Real total = body.total_mass();
+  s.centroid = body.x * body.mass / total;
+  s.mean_velocity = body.v * body.mass / total;
+  s.kinetic_energy = 0.5 * (body.v.colwise().squaredNorm().transpose().array() * body.mass.array()).sum();
+  Real volume = 0;
+  for (const mesh::Tet& tet : body.mesh.tets) {
+    const Vec3 a = body.x.col(tet[0]);
+    volume += (body.x.col(tet[1]) - a).dot((body.x.col(tet[2]) - a).cross(body.x.col(tet[3]) - a)) / 6;
+  }
+  s.volume = volume;
+  s.elastic_energy = elastic_energy(body);
+  return s;
+}
+
+void check_finite(const Body& body) {
+  for (Index i = 0; i < body.num_nodes(); ++i) {
+    if (!body.x.col(i).allFinite())
+      throw SimulationError(solid_label(body.name) + ": non-finite position at node " + std::to_string(i));
+    if (!body.v.col(i).allFinite())
+      throw SimulationError(solid_label(body.name) + ": non-finite velocity at node " + std::to_string(i));
+  }
+}
+
+}  // namespace fsicut::solid

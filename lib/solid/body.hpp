@@ -1,0 +1,137 @@
+#pragma once
+// A deformable solid: corotational linear FEM on a tetrahedral mesh (paper
+// Section 4; Mueller & Gross 2004).
+//
+// Layout conventions used throughout lib/solid:
+//  - Node quantities are 3 x #nodes matrices (`Points`), column i is node i.
+//  - "Full" vectors and matrices are over all node dofs: size 3n, node-major,
+//    dof 3*i + d is component d (x, y, z) of node i.
+//  - "Free" vectors and matrices are over the dofs of the free (not pinned)
+//    nodes only, the unknowns of (6), (19) and (30). Pinning is per node, so
+//    the free dofs are node-major too: free dof 3*k + d is component d of free
+//    node k = DofMap::free_index[i] of node i (see DofMap).
+//  - Per-element 12-vectors and 12 x 12 matrices are ordered like the tet's
+//    nodes: entry 3*a + d is component d of the tet's local node a (0..3).
+//
+// Units are SI: positions [m], velocities [m/s], masses [kg], forces [N],
+// stiffness [N/m], energies [J].
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "lib/core/types.hpp"
+#include "lib/linsolve/pcg.hpp"
+#include "lib/mesh/mesh.hpp"
+#include "lib/scene/scene.hpp"
+
+namespace fsicut::solid {
+
+using Mat3 = Eigen::Matrix3d;
+using Mat12 = Eigen::Matrix<Real, 12, 12>;
+using Vec12 = Eigen::Matrix<Real, 12, 1>;
+using linsolve::SparseMatrix;
+using linsolve::Vector;
+
+// Free dofs <-> node dofs. Pinned nodes carry no unknowns.
+struct DofMap {
+  std::vector<int> free_index;  // #nodes: index k of the node among the free nodes, -1 if pinned
+  std::vector<int> free_nodes;  // #free nodes: node index of free node k (ascending)
+
+  int num_free_nodes() const { return static_cast<int>(free_nodes.size()); }
+  int num_free_dofs() const { return 3 * num_free_nodes(); }
+  // Free dof of node dof (node, d), or -1 when the node is pinned.
+  int free_dof(int node, int d) const { return free_index[node] < 0 ? -1 : 3 * free_index[node] + d; }
+  // Node dof 3*i + d of free dof k.
+  int node_dof(int k) const { return 3 * free_nodes[k / 3] + k % 3; }
+
+  // 3 x #nodes -> #free dofs (the free nodes' columns, stacked).
+  Vector gather(const Points& p) const;
+  // #free dofs -> columns of the free nodes of `p` (3 x #nodes); pinned columns untouched.
+  void scatter(const Vector& v, Points& p) const;
+};
+
+namespace detail {
+struct BlockLayout;  // fixed sparsity of a node-block matrix and where each element block goes
+}
+
+struct Body {
+  std::string name;  // the solid's name, used in error messages and outputs
+  mesh::TetMesh mesh;  // rest mesh: rest positions X (3 x #nodes), tets, outward boundary
+
+  Points x;  // 3 x #nodes, current positions [m]
+  Points v;  // 3 x #nodes, current velocities [m/s]; zero at pinned nodes
+
+  // Material.
+  Real density = 0;         // [kg/m^3]
+  Real youngs_modulus = 0;  // [Pa]
+  Real poisson_ratio = 0;   // [-]
+  Real tau_m = 0;           // Rayleigh mass damping [1/s]:      D = tau_m M + tau_k K (4)
+  Real tau_k = 0;           // Rayleigh stiffness damping [s]
+
+  // Per node.
+  Vector mass;                // #nodes, lumped mass [kg]: each tet's rho*V split equally to its 4 nodes
+  std::vector<char> pinned;   // #nodes, 1 = pinned: never moves, v = 0, no unknowns
+  DofMap dofs;                // consistent with `pinned` (set_pinned keeps it so)
+
+  // Per tet (#tets each).
+  std::vector<Real> rest_volume;  // [m^3], > 0
+  std::vector<Mat3> Dm_inv;       // inverse of the rest edge matrix [X1-X0, X2-X0, X3-X0] [1/m]
+  std::vector<Mat12> K0;          // rest stiffness of the linear tet [N/m], symmetric PSD, 6 zero modes
+  std::vector<Mat3> R;            // element rotation of the current positions (update_rotations)
+
+  // Sparsity layouts over all nodes and over the free nodes (shared, immutable).
+  std::shared_ptr<const detail::BlockLayout> layout_all, layout_free;
+
+  Index num_nodes() const { return mesh.rest.cols(); }
+  Index num_tets() const { return static_cast<Index>(mesh.tets.size()); }
+  Real total_mass() const { return mass.sum(); }
+};
+
+// Builds a body from its scene description and its (already placed) rest mesh:
+// lumped masses from `density`, K0 from `youngs_modulus` and `poisson_ratio`,
+// damping from `damping`, every node's velocity set to `velocity`, nodes
+// inside any `pinned` shape (box: closed box min..max; sphere: distance to
+// centre <= radius) pinned with zero velocity, and, for `initial_scale` s != 1,
+// the free nodes' initial positions set to c + s (X - c) about the rest
+// centroid c (the rest shape is unchanged, so a cube at s = 0.5 starts at 1/8
+// of its rest volume and springs back). Rotations are computed for the
+// initial positions.
+// Throws SceneError (file `scene_file`, pointer below desc.pointer) for
+// non-physical material values or an `obj` pinned shape, and MeshError for an
+// empty mesh, a node index out of range, a node in no tet or a tet with
+// non-positive rest volume.
+Body make_body(const scene::SolidDesc& desc, mesh::TetMesh mesh, const std::string& scene_file = "");
+
+// Replaces the pinned flags (#nodes) and rebuilds the dof map and the
+// free-dof sparsity layout; pinned nodes get zero velocity.
+void set_pinned(Body& body, const std::vector<char>& pinned);
+
+// Rest stiffness of one linear (constant-strain) tet with rest node positions
+// X0..X3 (positively oriented), isotropic linear elasticity with Lame
+// parameters lambda, mu [Pa]: 12 x 12, symmetric positive semi-definite, its
+// null space the 6 rigid infinitesimal motions. Block (a, b) is
+// V (lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I), g_a the gradient of
+// the shape function of node a.
+Mat12 tet_stiffness(const Mat3& Dm_inv, Real rest_volume, Real lambda, Real mu);
+
+// Lame parameters from Young's modulus E [Pa] and Poisson ratio nu in [0, 0.5).
+Real lame_lambda(Real E, Real nu);
+Real lame_mu(Real E, Real nu);
+
+// Per-solid statistics (stats.jsonl, DESIGN.md section 4).
+struct BodyStats {
+  Vec3 centroid{0, 0, 0};       // mass-weighted mean of the current positions [m]
+  Real volume = 0;              // sum of signed tet volumes at the current positions [m^3]
+  Vec3 mean_velocity{0, 0, 0};  // momentum / mass [m/s]
+  Real kinetic_energy = 0;      // 1/2 sum m |v|^2 [J]
+  Real elastic_energy = 0;      // corotated: 1/2 sum_e (R^T x_e - X_e)^T K0_e (R^T x_e - X_e) [J]
+};
+BodyStats stats(const Body& body);
+
+// Throws SimulationError naming the solid and the first node whose position
+// or velocity is NaN or infinite.
+void check_finite(const Body& body);
+
+}  // namespace fsicut::solid

@@ -1,0 +1,199 @@
+// The command line as users and scripts see it: exit codes, messages that
+// point into the scene file, and an output folder that stays empty when a
+// scene is refused (DESIGN.md section 4).
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "tests/support.hpp"
+
+namespace fs = std::filesystem;
+using fsicut::test::ScratchDir;
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+Result run_fsicut(const ScratchDir& dir, const std::string& args) {
+  const std::string cmd = quoted(fsicut::test::fsicut_exe().string()) + " " + args + " >" +
+                          quoted((dir / "stdout.txt").string()) + " 2>" + quoted((dir / "stderr.txt").string());
+  const int status = std::system(cmd.c_str());
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(dir / "stdout.txt");
+  r.err = slurp(dir / "stderr.txt");
+  return r;
+}
+
+fs::path write_scene(const ScratchDir& dir, const std::string& text) {
+  const fs::path p = dir / "scene.json";
+  std::ofstream(p) << text;
+  return p;
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+bool empty_or_absent(const fs::path& p) { return !fs::exists(p) || fs::is_empty(p); }
+
+const std::string GRID = R"("grid": { "resolution": [16, 16, 16], "cell_size": 0.0625 })";
+
+std::string solid_scene(const std::string& mesh, const std::string& extra = "") {
+  return "{ " + GRID + R"(, "time": { "frames": 2 }, "solids": [ { "name": "s", "mesh": )" + mesh + extra + " } ] }";
+}
+
+std::string mesh_file(const std::string& name) {
+  return (fsicut::test::source_dir() / "tests/data/meshes" / name).string();
+}
+
+// Runs a bad scene and checks the contract: the exit code, the message naming
+// the scene file and `where` (a pointer or a mesh element), nothing written.
+void check_refused(const std::string& scene, int code, const std::string& where, const std::string& what = "") {
+  ScratchDir dir("cli");
+  const fs::path file = write_scene(dir, scene);
+  const fs::path out = dir / "out";
+  const Result r = run_fsicut(dir, quoted(file.string()) + " -o " + quoted(out.string()));
+  MESSAGE("exit " << r.code << ": " << r.err);
+  CHECK(r.code == code);
+  CHECK(contains(r.err, "fsicut: error: "));
+  CHECK(contains(r.err, where));
+  if (!what.empty()) CHECK(contains(r.err, what));
+  CHECK(empty_or_absent(out));
+}
+
+}  // namespace
+
+TEST_CASE("bad scenes: each gives its exit code, names the file and the pointer, writes nothing") {
+  SUBCASE("syntax error: line and column") {
+    check_refused("{\n  \"grid\": { \"resolution\": [16, 16, 16] \"cell_size\": 0.1 }\n}", 65, "scene.json:2:", "syntax error");
+  }
+  SUBCASE("unknown key with a suggestion") {
+    check_refused("{ " + GRID + R"(, "tme": { "frames": 2 } })", 65, "scene.json: /tme", "did you mean \"time\"");
+  }
+  SUBCASE("wrong type") {
+    check_refused("{ " + GRID + R"(, "time": { "frames": "two" } })", 65, "/time/frames", "expected an integer");
+  }
+  SUBCASE("negative density") {
+    check_refused(solid_scene(R"({ "type": "box", "min": [0.2,0.2,0.2], "max": [0.4,0.4,0.4] })", R"(, "density": -1)"),
+                  65, "/solids/0/density", "must be > 0");
+  }
+  SUBCASE("missing required key") {
+    check_refused(R"({ "grid": { "cell_size": 0.1 } })", 65, "/grid", "missing required key \"resolution\"");
+  }
+  SUBCASE("missing mesh file: exit 66 naming the file and the pointer") {
+    check_refused(solid_scene(R"({ "type": "obj", "path": "no/such/mesh.obj" })"), 66, "no/such/mesh.obj",
+                  "/solids/0/mesh");
+  }
+  SUBCASE("open mesh names the edge") {
+    check_refused(solid_scene(R"({ "type": "obj", "path": ")" + mesh_file("open.obj") + R"(" })"), 65, "open.obj",
+                  "edge");
+  }
+  SUBCASE("non-manifold mesh names the edge") {
+    check_refused(solid_scene(R"({ "type": "obj", "path": ")" + mesh_file("nonmanifold.obj") + R"(" })"), 65,
+                  "nonmanifold.obj", "manifold");
+  }
+  SUBCASE("inward-facing mesh") {
+    check_refused(solid_scene(R"({ "type": "obj", "path": ")" + mesh_file("inward.obj") + R"(" })"), 65,
+                  "inward.obj", "inward");
+  }
+  SUBCASE("solid outside the grid") {
+    check_refused(solid_scene(R"({ "type": "box", "min": [0.8,0.8,0.8], "max": [1.2,1.0,1.0] })"), 65,
+                  "scene.json: /solids/0/mesh", "outside the grid");
+  }
+  SUBCASE("fluid region outside the grid") {
+    check_refused("{ " + GRID + R"(, "fluid": { "regions": [ { "type": "sphere", "center": [0.5,0.5,0.5], "radius": 0.6 } ] } })",
+                  65, "/fluid/regions/0", "outside the grid");
+  }
+  SUBCASE("unknown solver scheme") {
+    check_refused("{ " + GRID + R"(, "coupling": { "scheme": "strong" } })", 65, "/coupling/scheme", "expected one of");
+  }
+  SUBCASE("shell with inner radius above outer") {
+    check_refused(solid_scene(R"({ "type": "shell", "center": [0.5,0.5,0.5], "outer_radius": 0.1, "inner_radius": 0.2 })"),
+                  65, "/solids/0/mesh/inner_radius");
+  }
+}
+
+TEST_CASE("a missing scene file exits 66; a bad command line exits 64") {
+  ScratchDir dir("cli");
+  Result r = run_fsicut(dir, quoted((dir / "nope.json").string()));
+  CHECK(r.code == 66);
+  CHECK(contains(r.err, "nope.json"));
+  r = run_fsicut(dir, "--no-such-flag x.json");
+  CHECK(r.code == 64);
+  r = run_fsicut(dir, "");
+  CHECK(r.code == 64);
+  const fs::path scene = write_scene(dir, "{ " + GRID + " }");
+  r = run_fsicut(dir, quoted(scene.string()) + " --set time/frames=2");
+  CHECK(r.code == 65);
+  CHECK(contains(r.err, "--set"));
+}
+
+TEST_CASE("--version names fsicut and its libraries") {
+  ScratchDir dir("cli");
+  const Result r = run_fsicut(dir, "--version");
+  CHECK(r.code == 0);
+  CHECK(contains(r.out, "fsicut "));
+  CHECK(contains(r.out, "OpenVDB"));
+  CHECK(contains(r.out, "TetGen"));
+  CHECK(contains(r.out, "Eigen"));
+}
+
+TEST_CASE("--validate prints a summary with node and tet counts and writes nothing") {
+  ScratchDir dir("cli");
+  const fs::path scene = write_scene(
+      dir, "{ " + GRID + R"(, "solids": [ { "name": "beam", "mesh": { "type": "box", "min": [0.1,0.1,0.1], "max": [0.2,0.8,0.2], "cells": [4,28,4] } } ] })");
+  const Result r = run_fsicut(dir, quoted(scene.string()) + " --validate -o " + quoted((dir / "out").string()));
+  CHECK(r.code == 0);
+  CHECK(contains(r.out, "beam: 725 nodes, 2688 tets"));
+  CHECK(empty_or_absent(dir / "out"));
+}
+
+TEST_CASE("a solid-only run writes run.json, one OBJ per frame and a stats line per frame") {
+  ScratchDir dir("cli");
+  const fs::path scene = write_scene(
+      dir, "{ " + GRID + R"(, "time": { "frames": 3 }, "solids": [ { "name": "cube", "mesh": { "type": "box", "min": [0.3,0.3,0.3], "max": [0.5,0.5,0.5], "cells": [2,2,2] } } ] })");
+  const fs::path out = dir / "out";
+  const Result r = run_fsicut(dir, quoted(scene.string()) + " -q -o " + quoted(out.string()));
+  REQUIRE(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(fs::exists(out / "run.json"));
+  for (int f = 0; f <= 3; ++f) CHECK(fs::exists(out / ("cube.000" + std::to_string(f) + ".obj")));
+  CHECK_FALSE(fs::exists(out / "cube.0004.obj"));
+  const std::string stats = slurp(out / "stats.jsonl");
+  int lines = 0;
+  for (char c : stats) lines += c == '\n';
+  CHECK(lines == 4);
+  for (const char* key : {"\"frame\"", "\"time\"", "\"substeps\"", "\"liquid_volume\"", "\"max_fluid_speed\"",
+                          "\"solver\"", "\"iterations\"", "\"relative_residual\"", "\"solids\"", "\"centroid\"",
+                          "\"volume\"", "\"mean_velocity\"", "\"kinetic_energy\"", "\"elastic_energy\"", "\"seconds\"",
+                          "\"output\""})
+    CHECK(contains(stats, key));
+  // No temporary files are left behind.
+  for (const auto& e : fs::directory_iterator(out)) CHECK(e.path().filename().string()[0] != '.');
+}
+
+TEST_CASE("an unwritable output folder exits 73 and names it") {
+  ScratchDir dir("cli");
+  const fs::path scene = write_scene(dir, "{ " + GRID + R"(, "time": { "frames": 1 } })");
+  std::ofstream(dir / "file") << "x";
+  // A folder under a regular file cannot be created, even by root.
+  const Result r = run_fsicut(dir, quoted(scene.string()) + " -o " + quoted((dir / "file" / "out").string()));
+  CHECK(r.code == 73);
+  CHECK(contains(r.err, "file/out"));
+}

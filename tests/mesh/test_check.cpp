@@ -1,0 +1,127 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "lib/core/error.hpp"
+#include "lib/mesh/box.hpp"
+#include "lib/mesh/check.hpp"
+#include "lib/mesh/obj.hpp"
+#include "lib/mesh/primitives.hpp"
+#include "tests/support.hpp"
+
+using namespace fsicut;
+using namespace fsicut::mesh;
+
+namespace {
+
+template <class E, class F>
+void require_error(F&& f, std::initializer_list<std::string> parts) {
+  try {
+    f();
+    FAIL("no exception thrown");
+  } catch (const E& e) {
+    const std::string what = e.what();
+    MESSAGE(what);
+    for (const std::string& p : parts) CHECK_MESSAGE(what.find(p) != std::string::npos, "missing '" << p << "'");
+  }
+}
+
+// The bad mesh `file` under tests/data/meshes must fail the check with a
+// message that starts with the file's path and contains `parts`.
+void require_bad(const std::string& file, std::initializer_list<std::string> parts) {
+  const std::string path = (test::source_dir() / "tests/data/meshes" / file).string();
+  const SurfaceMesh mesh = read_obj(path);
+  try {
+    check_closed_surface(mesh, path);
+    FAIL(file << " passed the check");
+  } catch (const MeshError& e) {
+    const std::string what = e.what();
+    MESSAGE(what);
+    CHECK(what.rfind(path + ": ", 0) == 0);
+    CHECK(e.code() == ExitCode::data);
+    for (const std::string& p : parts) CHECK_MESSAGE(what.find(p) != std::string::npos, "missing '" << p << "'");
+  }
+}
+
+SurfaceMesh unit_tet() {
+  SurfaceMesh m;
+  m.vertices.resize(3, 4);
+  m.vertices << 0, 1, 0, 0,  //
+      0, 0, 1, 0,            //
+      0, 0, 0, 1;
+  m.triangles = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("the shipped meshes are closed, manifold and outward") {
+  for (const char* file : {"meshes/cube.obj", "meshes/torus.obj", "meshes/hollow_cube.obj"}) {
+    const std::string path = (test::source_dir() / file).string();
+    CHECK_NOTHROW(check_closed_surface(read_obj(path), path));
+  }
+}
+
+TEST_CASE("bad meshes raise MeshError naming the file and the offending element") {
+  require_bad("open.obj", {"mesh is not closed: edge (6, 8) belongs to face 3 only"});
+  require_bad("nonmanifold.obj", {"not manifold", "edge (1, 4) belongs to 4 faces (2, 3, 6, 7)"});
+  require_bad("nonmanifold_vertex.obj", {"non-manifold vertex", "vertex 1 "});
+  require_bad("flipped_face.obj", {"inconsistently oriented", "flip face 5"});
+  require_bad("inward.obj", {"faces point inward", "flip them"});
+}
+
+TEST_CASE("check_closed_surface rejects bad indices, degenerate faces and duplicate vertices") {
+  {
+    SurfaceMesh m = unit_tet();
+    m.triangles[2] = {0, 3, 4};
+    require_error<MeshError>([&] { check_closed_surface(m, "t.obj"); }, {"t.obj: ", "face 3 refers to vertex 5"});
+  }
+  {
+    SurfaceMesh m = unit_tet();
+    m.triangles[1] = {0, 1, 0};
+    require_error<MeshError>([&] { check_closed_surface(m, "t.obj"); }, {"face 2 repeats a vertex: (1, 2, 1)"});
+  }
+  {
+    SurfaceMesh m = unit_tet();
+    m.vertices.col(3) = Vec3(0.5, 0.5, 0);  // face 4 (2, 3, 4) becomes a segment
+    require_error<MeshError>([&] { check_closed_surface(m, "t.obj"); }, {"face 4 has zero area"});
+  }
+  {
+    SurfaceMesh m = unit_tet();  // vertex 5 duplicates vertex 4 and replaces it in face 4
+    m.vertices.conservativeResize(3, 5);
+    m.vertices.col(4) = m.vertices.col(3);
+    m.triangles[3] = {1, 2, 4};
+    require_error<MeshError>([&] { check_closed_surface(m, "t.obj"); }, {"vertices 4 and 5", "weld"});
+  }
+  {
+    SurfaceMesh m;
+    require_error<MeshError>([&] { check_closed_surface(m, "t.obj"); }, {"t.obj: mesh is empty"});
+  }
+}
+
+TEST_CASE("enclosed_volume follows the divergence theorem and the sign convention") {
+  SurfaceMesh tet = unit_tet();
+  CHECK(enclosed_volume(tet) == doctest::Approx(1.0 / 6).epsilon(1e-15));
+  // Far from the origin the result must not lose digits.
+  tet.vertices.colwise() += Vec3(1e4, -2e4, 3e4);
+  CHECK(enclosed_volume(tet) == doctest::Approx(1.0 / 6).epsilon(1e-10));
+  for (Triangle& t : tet.triangles) std::swap(t[1], t[2]);
+  CHECK(enclosed_volume(tet) == doctest::Approx(-1.0 / 6).epsilon(1e-10));
+
+  // Torus: 32 x 16 planar quads. Each of the nu = 32 wedges is the ruled solid
+  // between two copies of the nv = 16-gon cross-section, of volume
+  // sin(2 pi / nu) * R * A_polygon, with A_polygon = nv / 2 * r^2 sin(2 pi / nv).
+  const SurfaceMesh torus = read_obj((test::source_dir() / "meshes/torus.obj").string());
+  const Real exact = 32 * std::sin(2 * M_PI / 32) * 0.3 * (16 / 2.0) * 0.1 * 0.1 * std::sin(2 * M_PI / 16);
+  const Real v = enclosed_volume(torus);
+  MESSAGE("torus.obj volume " << v << " m^3, polyhedral torus " << exact << ", smooth torus "
+                              << 2 * M_PI * M_PI * 0.3 * 0.1 * 0.1);
+  CHECK(v == doctest::Approx(exact).epsilon(1e-12));
+}
+
+TEST_CASE("volume of a tet mesh sums signed tet volumes") {
+  const TetMesh box = box_mesh(Vec3(0, 0, 0), Vec3(1, 2, 3), Vec3i(2, 3, 4));
+  CHECK(volume(box) == doctest::Approx(6.0).epsilon(1e-14));
+  CHECK(tet_volume(Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(0, 0, 1)) == doctest::Approx(1.0 / 6));
+  CHECK(tet_volume(Vec3(0, 0, 0), Vec3(0, 1, 0), Vec3(1, 0, 0), Vec3(0, 0, 1)) == doctest::Approx(-1.0 / 6));
+}

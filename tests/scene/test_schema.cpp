@@ -1,0 +1,108 @@
+// scenes/schema.json, scenes/README.md and SceneDesc's defaults describe the
+// same format: these tests keep them from drifting apart.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "lib/mesh/build.hpp"
+#include "lib/scene/load.hpp"
+#include "tests/support.hpp"
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+using namespace fsicut;
+
+namespace {
+
+json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return json::parse(in, nullptr, true, true);
+}
+
+std::set<std::string> keys(const json& object) {
+  std::set<std::string> k;
+  for (const auto& item : object.items()) k.insert(item.key());
+  return k;
+}
+
+// Checks that the schema object `props` lists exactly the keys of `resolved`
+// (plus `optional` ones that have no default) and that every schema default
+// equals the resolved value.
+void check_object(const std::string& where, const json& props, const json& resolved,
+                  const std::set<std::string>& optional = {}) {
+  INFO(where);
+  std::set<std::string> expected = keys(resolved);
+  expected.insert(optional.begin(), optional.end());
+  CHECK(keys(props) == expected);
+  for (const auto& item : props.items())
+    if (item.value().contains("default")) {
+      INFO(where << "/" << item.key());
+      REQUIRE(resolved.contains(item.key()));
+      CHECK(item.value()["default"] == resolved[item.key()]);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("schema.json lists the keys and defaults the loader uses") {
+  const json schema = read_json(test::source_dir() / "scenes/schema.json");
+  const scene::Scene s = scene::parse_scene(R"({ "grid": { "resolution": [8,8,8], "cell_size": 0.1 },
+      "solids": [ { "name": "a", "mesh": { "type": "sphere", "center": [0.4,0.4,0.4], "radius": 0.1 } } ] })",
+                                            "schema-test.json", "/");
+  json resolved = json::parse(scene::to_json(s));
+  const json& props = schema["properties"];
+  CHECK(keys(props) == keys(resolved));
+  for (const char* object : {"grid", "time", "fluid", "coupling"})
+    check_object(object, props[object]["properties"], resolved[object]);
+  // The resolved output folder is absolute; the schema's default is the relative one.
+  resolved["output"]["directory"] = "out";
+  check_object("output", props["output"]["properties"], resolved["output"], {"voxel_size"});
+  CHECK(props["gravity"]["default"] == resolved["gravity"]);
+
+  const json& defs = schema["$defs"];
+  json solid = resolved["solids"][0];
+  check_object("solid", defs["solid"]["properties"], solid);
+  check_object("damping", defs["solid"]["properties"]["damping"]["properties"], solid["damping"]);
+  check_object("transform", defs["transform"]["properties"], solid["mesh"]["transform"]);
+  for (const char* key : {"subdivisions", "max_tet_volume", "quality"})
+    CHECK(defs["mesh"]["properties"][key]["default"] == solid["mesh"][key]);
+}
+
+TEST_CASE("scenes/README.md documents every key of the schema") {
+  std::ifstream in(test::source_dir() / "scenes/README.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const json schema = read_json(test::source_dir() / "scenes/schema.json");
+  std::set<std::string> all;
+  const std::function<void(const json&)> collect = [&](const json& j) {
+    if (j.is_object()) {
+      if (j.contains("properties"))
+        for (const auto& item : j["properties"].items()) all.insert(item.key());
+      for (const auto& item : j.items()) collect(item.value());
+    } else if (j.is_array()) {
+      for (const auto& item : j) collect(item);
+    }
+  };
+  collect(schema);
+  for (const std::string& key : all) {
+    INFO(key);
+    // Keys appear as `key` or as the last part of a path like `solids/*/key`.
+    CHECK((doc.find("`" + key + "`") != std::string::npos || doc.find("/" + key + "`") != std::string::npos));
+  }
+}
+
+TEST_CASE("every scene under scenes/ loads and its solids mesh") {
+  int count = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(test::source_dir() / "scenes")) {
+    if (entry.path().extension() != ".json" || entry.path().filename() == "schema.json") continue;
+    INFO(entry.path().string());
+    scene::Scene s;
+    REQUIRE_NOTHROW(s = scene::load_scene(entry.path().string()));
+    for (const scene::SolidDesc& d : s.solids) CHECK_NOTHROW(mesh::build_solid_mesh(d.mesh, s.file));
+    ++count;
+  }
+  MESSAGE(count << " scenes checked");
+  CHECK(count >= 2);
+}

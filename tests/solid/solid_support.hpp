@@ -1,0 +1,62 @@
+#pragma once
+// Helpers shared by the solid tests: bodies on structured box meshes and
+// rigid-body measurements.
+#include <Eigen/Geometry>
+
+#include "lib/mesh/box.hpp"
+#include "lib/solid/body.hpp"
+#include "lib/solid/corotation.hpp"
+#include "lib/solid/integrate.hpp"
+
+namespace fsicut::test {
+
+inline scene::SolidDesc solid_desc(Real density, Real E, Real nu) {
+  scene::SolidDesc d;
+  d.name = "test";
+  d.density = density;
+  d.youngs_modulus = E;
+  d.poisson_ratio = nu;
+  d.pointer = "/solids/0";
+  return d;
+}
+
+inline solid::Body box_body(const scene::SolidDesc& d, const Vec3& lo, const Vec3& hi, const Vec3i& cells) {
+  return solid::make_body(d, mesh::box_mesh(lo, hi, cells));
+}
+
+inline scene::Shape pin_box(const Vec3& lo, const Vec3& hi) {
+  scene::Shape s;
+  s.type = scene::Shape::Type::box;
+  s.min = lo;
+  s.max = hi;
+  return s;
+}
+
+// Total linear momentum sum m v [kg m/s].
+inline Vec3 linear_momentum(const solid::Body& b) { return b.v * b.mass; }
+
+// Angular momentum about the origin, sum m x cross v [kg m^2/s].
+inline Vec3 angular_momentum(const solid::Body& b, const Vec3& about = Vec3::Zero()) {
+  Vec3 L = Vec3::Zero();
+  for (Index i = 0; i < b.num_nodes(); ++i) L += b.mass[i] * (b.x.col(i) - about).cross(Vec3(b.v.col(i)));
+  return L;
+}
+
+// Angular velocity of the best rigid fit: I^-1 L about the centre of mass [rad/s].
+inline Vec3 angular_velocity(const solid::Body& b) {
+  const Vec3 c = b.x * b.mass / b.total_mass();
+  Eigen::Matrix3d I = Eigen::Matrix3d::Zero();
+  for (Index i = 0; i < b.num_nodes(); ++i) {
+    const Vec3 r = b.x.col(i) - c;
+    I += b.mass[i] * (r.squaredNorm() * Eigen::Matrix3d::Identity() - r * r.transpose());
+  }
+  return I.ldlt().solve(angular_momentum(b, c));
+}
+
+// One step of the solid half of Algorithm 1 on its own.
+inline linsolve::Report step(solid::Body& b, Real dt, const Vec3& gravity, const linsolve::PcgSettings& pcg = {}) {
+  solid::update_positions(b, dt);
+  return solid::advance_velocities(b, dt, gravity, pcg);
+}
+
+}  // namespace fsicut::test

@@ -1,0 +1,106 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "lib/core/error.hpp"
+#include "tests/solid/solid_support.hpp"
+
+using namespace fsicut;
+using namespace fsicut::solid;
+
+TEST_CASE("make_body: lumped masses sum to density times volume, split equally per tet") {
+  const Real rho = 800;
+  const Body b = test::box_body(test::solid_desc(rho, 1e5, 0.3), Vec3(0, 0, 0), Vec3(0.2, 0.3, 0.4), Vec3i(2, 3, 4));
+  CHECK(b.total_mass() == doctest::Approx(rho * 0.2 * 0.3 * 0.4).epsilon(1e-12));
+  // Corner node (0,0,0) of the Kuhn split touches the 6 tets of its cell: 6 * (V_cell / 6) / 4.
+  const Real cell = 0.1 * 0.1 * 0.1;
+  CHECK(b.mass[0] == doctest::Approx(rho * cell / 4).epsilon(1e-12));
+  CHECK(b.mass.minCoeff() > 0);
+  const BodyStats s = stats(b);
+  CHECK(s.volume == doctest::Approx(0.2 * 0.3 * 0.4).epsilon(1e-12));
+  CHECK((s.centroid - Vec3(0.1, 0.15, 0.2)).norm() < 1e-12);
+  CHECK(s.elastic_energy == 0);
+  CHECK(s.kinetic_energy == 0);
+}
+
+TEST_CASE("make_body: velocity, pinned regions and initial_scale") {
+  scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
+  d.velocity = Vec3(1, -2, 0.5);
+  scene::Shape sphere;
+  sphere.type = scene::Shape::Type::sphere;
+  sphere.center = Vec3(1, 1, 1);
+  sphere.radius = 1e-3;  // exactly the far corner node
+  d.pinned = {test::pin_box(Vec3(-1, -1, -1), Vec3(1e-9, 2, 2)), sphere};
+  d.initial_scale = 0.5;
+  const Body b = test::box_body(d, Vec3(0, 0, 0), Vec3(1, 1, 1), Vec3i(3, 3, 3));
+
+  int pinned = 0;
+  for (Index i = 0; i < b.num_nodes(); ++i) {
+    const Vec3 X = b.mesh.rest.col(i);
+    const bool expect = X.x() <= 1e-9 || (X - Vec3(1, 1, 1)).norm() <= 1e-3;
+    CHECK(bool(b.pinned[i]) == expect);
+    pinned += b.pinned[i];
+    if (expect) {
+      CHECK(b.v.col(i).isZero());
+      CHECK(b.x.col(i) == X);  // pinned nodes never move, even under initial_scale
+      CHECK(b.dofs.free_index[i] == -1);
+    } else {
+      CHECK(b.v.col(i) == d.velocity);
+      CHECK((b.x.col(i) - (Vec3(0.5, 0.5, 0.5) + 0.5 * (X - Vec3(0.5, 0.5, 0.5)))).norm() < 1e-15);
+    }
+  }
+  CHECK(pinned == 16 + 1);
+  CHECK(b.dofs.num_free_nodes() == b.num_nodes() - pinned);
+  for (int k = 0; k < b.dofs.num_free_dofs(); ++k) CHECK(b.dofs.free_dof(b.dofs.node_dof(k) / 3, k % 3) == k);
+}
+
+TEST_CASE("initial_scale 0.5 starts a free cube at one eighth of its volume") {
+  scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
+  d.initial_scale = 0.5;
+  const Body b = test::box_body(d, Vec3(0.2, 0.2, 0.2), Vec3(0.4, 0.4, 0.4), Vec3i(2, 2, 2));
+  const BodyStats s = stats(b);
+  MESSAGE("initial volume " << s.volume << " m^3, rest " << 0.008 << " m^3");
+  CHECK(s.volume == doctest::Approx(0.008 / 8).epsilon(1e-12));
+  CHECK((s.centroid - Vec3(0.3, 0.3, 0.3)).norm() < 1e-14);
+  // Uniform compression: F = I/2, R = I, energy V (mu eps:eps + lambda/2 tr(eps)^2) with eps = -I/2.
+  const Real lambda = lame_lambda(1e5, 0.3), mu = lame_mu(1e5, 0.3);
+  const Real expected = 0.008 * (mu * 3 * 0.25 + 0.5 * lambda * 1.5 * 1.5);
+  CHECK(s.elastic_energy == doctest::Approx(expected).epsilon(1e-10));
+}
+
+TEST_CASE("stats: momentum, kinetic energy and signed volume of an inverted body") {
+  scene::SolidDesc d = test::solid_desc(500, 1e5, 0.3);
+  d.velocity = Vec3(2, 0, 0);
+  Body b = test::box_body(d, Vec3(0, 0, 0), Vec3(1, 1, 1), Vec3i(2, 2, 2));
+  BodyStats s = stats(b);
+  CHECK((s.mean_velocity - Vec3(2, 0, 0)).norm() < 1e-14);
+  CHECK(s.kinetic_energy == doctest::Approx(0.5 * 500 * 4).epsilon(1e-12));
+  b.x.row(2) *= -1;  // mirror: every tet inverted
+  update_rotations(b);
+  s = stats(b);
+  CHECK(s.volume == doctest::Approx(-1).epsilon(1e-12));
+  CHECK(std::isfinite(s.elastic_energy));
+  CHECK(s.elastic_energy > 0);
+}
+
+TEST_CASE("check_finite names the solid; bad material and meshes are typed errors") {
+  Body b = test::box_body(test::solid_desc(1000, 1e5, 0.3), Vec3(0, 0, 0), Vec3(1, 1, 1), Vec3i(1, 1, 1));
+  b.name = "beam";
+  CHECK_NOTHROW(check_finite(b));
+  b.v(1, 3) = std::numeric_limits<Real>::quiet_NaN();
+  CHECK_THROWS_WITH_AS(check_finite(b), doctest::Contains("solid 'beam'"), SimulationError);
+  b.v(1, 3) = 0;
+  b.x(0, 5) = std::numeric_limits<Real>::infinity();
+  CHECK_THROWS_WITH_AS(check_finite(b), doctest::Contains("node 5"), SimulationError);
+
+  scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.5);
+  CHECK_THROWS_WITH_AS(make_body(d, mesh::box_mesh(Vec3(0, 0, 0), Vec3(1, 1, 1), Vec3i(1, 1, 1))),
+                       doctest::Contains("/solids/0/poisson_ratio"), SceneError);
+  d = test::solid_desc(-1, 1e5, 0.3);
+  CHECK_THROWS_AS(make_body(d, mesh::box_mesh(Vec3(0, 0, 0), Vec3(1, 1, 1), Vec3i(1, 1, 1))), SceneError);
+
+  mesh::TetMesh flat = mesh::box_mesh(Vec3(0, 0, 0), Vec3(1, 1, 1), Vec3i(1, 1, 1));
+  std::swap(flat.tets[2][0], flat.tets[2][1]);  // negatively oriented
+  CHECK_THROWS_WITH_AS(make_body(test::solid_desc(1000, 1e5, 0.3), flat), doctest::Contains("tet 2"), MeshError);
+}
