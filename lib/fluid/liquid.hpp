@@ -4,7 +4,8 @@
 //
 // A step (what advance() runs, and what sim/step.cpp calls in this order):
 //   2. advect(liquid, dt)                 marker particles (RK2) and face velocities
-//                                         (semi-Lagrangian, RK2 backtrace)
+//                                         (semi-Lagrangian, RK2 backtrace; only faces in
+//                                         the liquid and its extrapolation band, others 0)
 //   3. apply_gravity(liquid, dt)          forward Euler on every face
 //   4. update_distance_fields(liquid)     liquid SDF at cell centres from the particles,
 //                                         extended into the solid; solid SDF at nodes and
@@ -15,7 +16,9 @@
 //                                         solve fails (unless allow_unconverged)
 //   6. extrapolate_and_constrain(liquid)  extrapolation into air and solid, u.n = 0 at
 //                                         solids, particles pushed out of solids
-// Pick dt <= cfl * dx / max_speed(liquid) (and <= the frame's remaining time).
+// Pick dt = cfl_dt(liquid, cfl, remaining time of the frame); report max_speed().
+// Build with make_liquid(scene, solid) (or make_liquid(grid, ...) + add_liquid() +
+// initialize()) before the first step.
 //
 // Units: SI. Conventions: grid/mac_grid.hpp (layout), levelset/ (signs: liquid SDF
 // negative in liquid, solid SDF negative in solid).
@@ -80,7 +83,8 @@ void add_liquid(Liquid& liquid, const Region& region, const Vec3& velocity, int 
                 unsigned seed);
 
 // Distance fields, face fractions, and the velocity extrapolated from the faces
-// next to liquid cells: the state before the first step.
+// next to liquid cells: the state before the first step. Required after add_liquid():
+// advection only moves the faces flagged by the last extrapolation.
 void initialize(Liquid& liquid);
 
 // Stage 2: particles then face velocities, both through the current velocity.

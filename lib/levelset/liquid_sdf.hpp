@@ -3,13 +3,16 @@
 //
 // Sign convention: NEGATIVE inside the liquid, positive in air [m].
 //
-// Each particle stands for a ball of radius r = particle_radius(grid) (see the
-// constant in liquid_sdf.cpp); the liquid is the union of the balls, so
+// Each particle stands for a ball of radius r = particle_radius(grid) = dx/2 (the
+// constant PARTICLE_RADIUS_CELLS in liquid_sdf.cpp); the liquid is the union of
+// the balls, so
 //   phi(x) = min_p |x - x_p| - r,
-// evaluated exactly for every particle within LIQUID_SEARCH_CELLS cells of x and
-// capped there: far from the liquid phi = LIQUID_SEARCH_CELLS * dx - r, which is
+// exact wherever the nearest particle is within 2.5 dx of x (particles are
+// searched LIQUID_SEARCH_CELLS = 2 cells around x) and capped at 2.5 dx - r beyond:
 // more than any value the projection reads (it reads phi only in cells next to
-// liquid cells).
+// liquid cells). Inside the liquid phi stays near -r (no distance there).
+// Measured bias: a seeded box comes out about 0.2 dx larger on each free side
+// (+2 % volume for a 0.5 x 0.4 x 1 m box at dx = 1/32).
 #include <array>
 
 #include "lib/core/types.hpp"

@@ -43,27 +43,6 @@ void write_frame(const SimState& state, const fs::path& dir) {
       io::write_obj(dir / numbered(b.name, state.frame, ".obj"), b.x, b.mesh.boundary);
 }
 
-// The substep length: the CFL limit, stretched so a frame never needs more
-// than max_substeps, and split evenly when one more CFL step would leave a
-// sliver (two steps of half the remainder are better conditioned than one
-// full step and a tiny one).
-struct Substep {
-  Real dt;
-  bool cfl_exceeded;
-};
-Substep choose_dt(const SimState& state, Real remaining, int substeps_left) {
-  const scene::Scene& s = state.scene;
-  // sqrt(dx |g|) bounds the speed gravity adds within one step of CFL length,
-  // so the very first step from rest is not a whole frame long.
-  const Real speed = max_speed(state) + std::sqrt(s.grid.cell_size * s.gravity.norm());
-  const Real cfl_dt = speed > 0 ? s.time.cfl * s.grid.cell_size / speed : remaining;
-  if (cfl_dt >= remaining) return {remaining, false};
-  if (2 * cfl_dt >= remaining) return {remaining / 2, false};
-  const Real floor_dt = remaining / substeps_left;
-  if (cfl_dt < floor_dt) return {floor_dt, true};
-  return {cfl_dt, false};
-}
-
 FrameStats empty_stats(const SimState& state) {
   FrameStats st;
   st.frame = state.frame;
@@ -75,6 +54,20 @@ FrameStats empty_stats(const SimState& state) {
 }
 
 }  // namespace
+
+Substep choose_substep(const SimState& state, Real remaining, int substeps_left) {
+  const scene::Scene& s = state.scene;
+  // sqrt(dx |g|) bounds the speed gravity adds within one step of CFL length,
+  // so the very first step from rest is not a whole frame long.
+  const Real speed = max_speed(state) + std::sqrt(s.grid.cell_size * s.gravity.norm());
+  const Real cfl_dt = speed > 0 ? s.time.cfl * s.grid.cell_size / speed : remaining;
+  if (cfl_dt >= remaining) return {remaining, false};
+  // Two steps of half the remainder rather than a full one and a sliver.
+  if (2 * cfl_dt >= remaining) return {remaining / 2, false};
+  const Real floor_dt = remaining / std::max(substeps_left, 1);
+  if (cfl_dt < floor_dt) return {floor_dt, true};
+  return {cfl_dt, false};
+}
 
 void run(SimState& state, const FrameCallback& on_frame) {
   const scene::Scene& scene = state.scene;
@@ -109,7 +102,7 @@ void run(SimState& state, const FrameCallback& on_frame) {
     // Frame ends are computed from the frame number, not accumulated, so
     // round-off does not drift over long runs.
     while (frame_end - state.time > 1e-12 * frame_dt) {
-      const Substep sub = choose_dt(state, frame_end - state.time, scene.time.max_substeps - substeps);
+      const Substep sub = choose_substep(state, frame_end - state.time, scene.time.max_substeps - substeps);
       const bool last = sub.dt >= frame_end - state.time;
       const StepReport r = step(state, sub.dt, times);
       if (last) state.time = frame_end;

@@ -21,6 +21,15 @@ struct FrameReport {
   double seconds = 0;    // wall time of this frame, output included [s]
 };
 
+// The next substep's length [s] with `remaining` [s] left in the frame and at
+// most `substeps_left` substeps to cover it: the CFL limit, stretched so the
+// frame never needs more than max_substeps (then cfl_exceeded is set).
+struct Substep {
+  Real dt = 0;
+  bool cfl_exceeded = false;
+};
+Substep choose_substep(const SimState& state, Real remaining, int substeps_left);
+
 using FrameCallback = std::function<void(const FrameReport&)>;
 
 // Runs state.scene.time.frames frames into state.scene.output.directory,

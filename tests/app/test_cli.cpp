@@ -22,13 +22,6 @@ struct Result {
   std::string out, err;
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
 Result run_fsicut(const ScratchDir& dir, const std::string& args) {
@@ -37,8 +30,8 @@ Result run_fsicut(const ScratchDir& dir, const std::string& args) {
   const int status = std::system(cmd.c_str());
   Result r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(dir / "stdout.txt");
-  r.err = slurp(dir / "stderr.txt");
+  r.out = fsicut::test::read_file(dir / "stdout.txt");
+  r.err = fsicut::test::read_file(dir / "stderr.txt");
   return r;
 }
 
@@ -175,7 +168,7 @@ TEST_CASE("a solid-only run writes run.json, one OBJ per frame and a stats line 
   CHECK(fs::exists(out / "run.json"));
   for (int f = 0; f <= 3; ++f) CHECK(fs::exists(out / ("cube.000" + std::to_string(f) + ".obj")));
   CHECK_FALSE(fs::exists(out / "cube.0004.obj"));
-  const std::string stats = slurp(out / "stats.jsonl");
+  const std::string stats = fsicut::test::read_file(out / "stats.jsonl");
   int lines = 0;
   for (char c : stats) lines += c == '\n';
   CHECK(lines == 4);

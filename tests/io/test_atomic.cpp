@@ -13,16 +13,10 @@
 #include "tests/support.hpp"
 
 using namespace fsicut;
+using test::read_file;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Names of everything in `folder`, hidden files included.
 std::vector<std::string> folder_entries(const fs::path& folder) {

@@ -17,16 +17,10 @@
 #include "tests/support.hpp"
 
 using namespace fsicut;
+using test::read_file;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Everything after the header comment and the vertex lines: the face lines.
 std::string face_lines(const std::string& obj) { return obj.substr(obj.find("\nf ") + 1); }

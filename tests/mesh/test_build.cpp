@@ -10,6 +10,7 @@
 
 using namespace fsicut;
 using namespace fsicut::mesh;
+using test::require_error;
 using scene::MeshDesc;
 
 namespace {
@@ -19,20 +20,6 @@ MeshDesc desc_of(MeshDesc::Type type) {
   d.type = type;
   d.pointer = "/solids/0/mesh";
   return d;
-}
-
-template <class E, class F>
-std::string require_error(F&& f, std::initializer_list<std::string> parts) {
-  try {
-    f();
-    FAIL("no exception thrown");
-  } catch (const E& e) {
-    const std::string what = e.what();
-    MESSAGE(what);
-    for (const std::string& p : parts) CHECK_MESSAGE(what.find(p) != std::string::npos, "missing '" << p << "'");
-    return what;
-  }
-  return {};
 }
 
 }  // namespace

@@ -11,20 +11,9 @@
 
 using namespace fsicut;
 using namespace fsicut::mesh;
+using test::require_error;
 
 namespace {
-
-template <class E, class F>
-void require_error(F&& f, std::initializer_list<std::string> parts) {
-  try {
-    f();
-    FAIL("no exception thrown");
-  } catch (const E& e) {
-    const std::string what = e.what();
-    MESSAGE(what);
-    for (const std::string& p : parts) CHECK_MESSAGE(what.find(p) != std::string::npos, "missing '" << p << "'");
-  }
-}
 
 // The bad mesh `file` under tests/data/meshes must fail the check with a
 // message that starts with the file's path and contains `parts`.

@@ -9,6 +9,7 @@
 
 using namespace fsicut;
 using namespace fsicut::mesh;
+using test::require_error;
 
 namespace {
 
@@ -16,20 +17,6 @@ std::string write_file(const test::ScratchDir& dir, const std::string& name, con
   const std::string path = (dir / name).string();
   std::ofstream(path) << text;
   return path;
-}
-
-// Runs `f`, expecting an exception of type E whose message contains every
-// fragment in `parts`; prints the message.
-template <class E, class F>
-void require_error(F&& f, std::initializer_list<std::string> parts) {
-  try {
-    f();
-    FAIL("no exception thrown");
-  } catch (const E& e) {
-    const std::string what = e.what();
-    MESSAGE(what);
-    for (const std::string& p : parts) CHECK_MESSAGE(what.find(p) != std::string::npos, "missing '" << p << "'");
-  }
 }
 
 }  // namespace

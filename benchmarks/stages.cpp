@@ -1,0 +1,80 @@
+// Times each stage of Algorithm 1 on a scene and prints one JSON object:
+//   fsicut_bench_stages SCENE.json [STEPS] [--set /pointer=value ...]
+// Runs STEPS substeps (default 20) of CFL length from the scene's initial
+// state, after one warm-up substep, and reports per stage the median and the
+// total seconds, plus the linear solves' iterations and unknowns. Threads
+// follow OMP_NUM_THREADS (default: all cores).
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lib/core/error.hpp"
+#include "lib/core/parallel.hpp"
+#include "lib/scene/load.hpp"
+#include "lib/sim/run.hpp"
+#include "lib/sim/step.hpp"
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s SCENE.json [STEPS] [--set /pointer=value ...]\n", argv[0]);
+    return 64;
+  }
+  int steps = 20;
+  std::vector<fsicut::scene::Override> overrides;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--set" && i + 1 < argc) overrides.push_back(fsicut::scene::parse_override(argv[++i]));
+    else steps = std::atoi(argv[i]);
+  }
+  try {
+    fsicut::set_threads(0);
+    fsicut::sim::SimState state = fsicut::sim::build_state(fsicut::scene::load_scene(argv[1], overrides));
+    const double frame_dt = 1 / state.scene.time.fps;
+    std::map<std::string, std::vector<double>> per_stage;
+    std::vector<double> iterations, unknowns, totals;
+    for (int k = 0; k <= steps; ++k) {
+      fsicut::StageTimes times;
+      const auto sub = fsicut::sim::choose_substep(state, frame_dt, 1 << 20);
+      const fsicut::sim::StepReport r = fsicut::sim::step(state, sub.dt, times);
+      if (k == 0) continue;  // warm-up: first-touch allocations, caches
+      double total = 0;
+      for (const auto& [stage, s] : times.seconds()) {
+        per_stage[stage].push_back(s);
+        total += s;
+      }
+      totals.push_back(total);
+      iterations.push_back(r.solve.iterations);
+      unknowns.push_back(r.solve.unknowns);
+    }
+    std::printf("{\"scene\": \"%s\", \"steps\": %d, \"threads\": %d, \"seconds_per_step\": %.6g, \"stages\": {", argv[1],
+                steps, fsicut::threads(), median(totals));
+    const char* sep = "";
+    for (const auto& [stage, v] : per_stage) {
+      double sum = 0;
+      for (double s : v) sum += s;
+      std::printf("%s\"%s\": {\"median\": %.6g, \"total\": %.6g}", sep, stage.c_str(), median(v), sum);
+      sep = ", ";
+    }
+    std::printf("}, \"solver\": {\"median_iterations\": %.6g, \"median_unknowns\": %.6g}}\n", median(iterations),
+                median(unknowns));
+    return 0;
+  } catch (const fsicut::Error& e) {
+    std::fprintf(stderr, "fsicut_bench_stages: %s\n", e.what());
+    return static_cast<int>(e.code());
+  }
+}
