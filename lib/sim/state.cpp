@@ -4,10 +4,17 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
+#include "lib/levelset/mesh_sdf.hpp"
 #include "lib/mesh/build.hpp"
 
 namespace fsicut::sim {
 namespace {
+
+// Cells of exact distance around obj obstacles (see levelset::mesh_solid): the
+// liquid reads the solid SDF only near the surface (face fractions, pushing
+// particles out, the normal constraint), and nothing moves farther than a
+// cell or two into a solid within one substep.
+constexpr Real OBSTACLE_BAND_CELLS = 5;
 
 void check_inside_grid(const scene::Scene& scene, const solid::Body& body, const std::string& pointer) {
   const Vec3 lo = body.x.rowwise().minCoeff(), hi = body.x.rowwise().maxCoeff();
@@ -24,13 +31,6 @@ void check_inside_grid(const scene::Scene& scene, const solid::Body& body, const
 // Stages of Algorithm 1 that this build does not have yet refuse the scenes
 // that need them, rather than running something that only looks right.
 void check_supported(const scene::Scene& scene) {
-  for (size_t i = 0; i < scene.obstacles.size(); ++i)
-    if (scene.obstacles[i].type == scene::Shape::Type::obj)
-      throw SceneError(scene.file, scene.obstacles[i].pointer + "/type",
-                       "obj obstacles are not supported yet (use box or sphere obstacles)");
-  for (const scene::Shape& r : scene.fluid.regions)
-    if (r.type == scene::Shape::Type::obj)
-      throw SceneError(scene.file, r.pointer + "/type", "obj fluid regions are not supported yet (use box or sphere)");
   if (!scene.fluid.regions.empty() && !scene.solids.empty())
     throw SceneError(scene.file, "/solids",
                      "liquid and deformable solids together need the coupled projection, which is not "
@@ -48,8 +48,12 @@ SimState build_state(const scene::Scene& scene) {
     check_inside_grid(scene, body, desc.pointer);
     state.solids.push_back(std::move(body));
   }
+  // obj obstacles are read and checked even without liquid, so --validate reports a bad mesh.
+  std::vector<levelset::StaticSolid> obj_obstacles =
+      levelset::obj_obstacle_solids(scene.obstacles, scene.file, OBSTACLE_BAND_CELLS * scene.grid.cell_size);
   if (!scene.fluid.regions.empty())
-    state.liquid = fluid::make_liquid(scene, levelset::static_solid_from_scene(scene.obstacles));
+    state.liquid = fluid::make_liquid(scene, levelset::static_solid_from_scene(scene.obstacles, std::move(obj_obstacles)),
+                                      levelset::obj_region_tests(scene.fluid.regions, scene.file));
   else if (!scene.obstacles.empty())
     log::warn(scene.file + ": /obstacles: obstacles only act on the liquid, and this scene has none");
   return state;
@@ -77,9 +81,10 @@ std::string summary(const SimState& state) {
         << b.mesh.boundary.size() << " boundary triangles, " << pinned << " pinned nodes, mass " << b.total_mass()
         << " kg, volume " << st.volume << " m^3\n";
   }
-  out << "coupling  " << scene::to_string(s.coupling.scheme) << ", sigma " << s.coupling.sigma << ", alpha "
-      << (s.coupling.alpha_auto ? std::string("auto") : std::to_string(s.coupling.alpha)) << ", tolerance "
-      << s.coupling.tolerance << "\n";
+  out << "coupling  " << scene::to_string(s.coupling.scheme) << ", sigma " << s.coupling.sigma << ", alpha ";
+  if (s.coupling.alpha_auto) out << "auto";
+  else out << s.coupling.alpha;
+  out << ", tolerance " << s.coupling.tolerance << "\n";
   out << "output    " << s.output.directory << "\n";
   return out.str();
 }

@@ -101,6 +101,10 @@ TEST_CASE("bad scenes: each gives its exit code, names the file and the pointer,
     check_refused(solid_scene(R"({ "type": "obj", "path": ")" + mesh_file("nonmanifold.obj") + R"(" })"), 65,
                   "nonmanifold.obj", "manifold");
   }
+  SUBCASE("open mesh as an obstacle") {
+    check_refused("{ " + GRID + R"(, "obstacles": [ { "type": "obj", "path": ")" + mesh_file("open.obj") + R"(" } ] })",
+                  65, "open.obj", "/obstacles/0");
+  }
   SUBCASE("inward-facing mesh") {
     check_refused(solid_scene(R"({ "type": "obj", "path": ")" + mesh_file("inward.obj") + R"(" })"), 65,
                   "inward.obj", "inward");
