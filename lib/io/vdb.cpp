@@ -16,10 +16,11 @@
 #include "lib/core/error.hpp"
 #include "fsicut/core/version.hpp"
 #include "lib/io/atomic.hpp"
+#include "lib/levelset/liquid_sdf.hpp"
 
 namespace fsicut::io {
 
-Real liquid_particle_radius(Real cell_size) { return LIQUID_RADIUS_FACTOR * cell_size; }
+Real liquid_particle_radius(Real cell_size) { return levelset::PARTICLE_RADIUS_CELLS * cell_size; }
 
 namespace {
 

@@ -60,13 +60,10 @@ inline constexpr Real VDB_HALF_WIDTH = 3;
 // Name of the one grid in a liquid VDB file.
 inline constexpr const char* LIQUID_GRID_NAME = "surface";
 
-// Particle sphere radius in cells, see the convention above.
-inline constexpr Real LIQUID_RADIUS_FACTOR = 0.5;
-
 // The radius [m] of the sphere around each marker particle, for a simulation
 // grid of cell size `cell_size` [m] seeded with 8 particles per cell:
-// LIQUID_RADIUS_FACTOR * cell_size. Pass it to write_liquid_vdb, and use it in
-// the simulator's liquid SDF so both describe the same liquid.
+// levelset::PARTICLE_RADIUS_CELLS * cell_size, the radius of the simulator's
+// liquid SDF, so both describe the same liquid.
 Real liquid_particle_radius(Real cell_size);
 
 // Per-file metadata, stored on the grid (as `frame`, `time`) together with

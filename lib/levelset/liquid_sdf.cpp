@@ -10,11 +10,6 @@
 namespace fsicut::levelset {
 namespace {
 
-// Ball radius in cells. With 8 particles per cell the mean spacing is dx/2; a ball
-// must bridge the gaps of the jittered lattice (no holes inside the liquid) while
-// adding as little as possible to the liquid outline (the union of balls pads the
-// particle cloud by about r minus the depth of the outermost layer).
-constexpr Real PARTICLE_RADIUS_CELLS = 0.5;
 // Particles farther than this many cells (Chebyshev) from a cell are never
 // visited: the SDF is exact up to (SEARCH - 1/2) dx from a cell centre.
 constexpr int LIQUID_SEARCH_CELLS = 2;

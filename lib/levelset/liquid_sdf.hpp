@@ -4,7 +4,7 @@
 // Sign convention: NEGATIVE inside the liquid, positive in air [m].
 //
 // Each particle stands for a ball of radius r = particle_radius(grid) = dx/2 (the
-// constant PARTICLE_RADIUS_CELLS in liquid_sdf.cpp); the liquid is the union of
+// constant PARTICLE_RADIUS_CELLS below); the liquid is the union of
 // the balls, so
 //   phi(x) = min_p |x - x_p| - r,
 // exact wherever the nearest particle is within 2.5 dx of x (particles are
@@ -23,6 +23,14 @@ namespace fsicut::levelset {
 // The particle ball radius [m] for the grid: a fixed multiple of dx, tuned for the
 // default 8 particles per cell (2 x 2 x 2 jittered sub-cells).
 Real particle_radius(const grid::MacGrid& grid);
+
+// Ball radius in cells. With 8 particles per cell the mean spacing is dx/2; a ball
+// must bridge the gaps of the jittered lattice (no holes inside the liquid) while
+// adding as little as possible to the liquid outline (the union of balls pads the
+// particle cloud by about r minus the depth of the outermost layer). The liquid
+// VDB uses the same radius (io::liquid_particle_radius), so renderers see the
+// liquid the simulator saw.
+inline constexpr Real PARTICLE_RADIUS_CELLS = 0.5;
 
 // phi at cell centres from `particles` (3 x n [m]) with ball radius `radius` [m];
 // `phi` is resized to grid.cell_size(). Parallel over cells, deterministic.
