@@ -40,7 +40,8 @@ void define_options(CLI::App& app, Options& o) {
   app.add_option("-j,--threads", o.threads, "Threads; 0 = OMP_NUM_THREADS or all cores")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--frames", o.frames, "Frames to simulate (overrides time.frames)")->check(CLI::NonNegativeNumber);
-  app.add_option("--set", o.set, "Override a scene value: --set /json/pointer=value (repeatable)");
+  app.add_option("--set", o.set, "Override a scene value: --set /json/pointer=value (repeatable)")
+      ->allow_extra_args(false);
   app.add_flag("--validate", o.validate, "Parse the scene, build the meshes, print a summary; write nothing");
   auto* quiet = app.add_flag("-q,--quiet", o.quiet, "Errors only");
   app.add_flag("-v,--verbose", o.verbose, "More detail")->excludes(quiet);

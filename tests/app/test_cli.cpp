@@ -194,3 +194,11 @@ TEST_CASE("an unwritable output folder exits 73 and names it") {
   CHECK(r.code == 73);
   CHECK(contains(r.err, "file/out"));
 }
+
+TEST_CASE("--set may come before the scene and repeat; each occurrence takes one value") {
+  ScratchDir dir("cli");
+  const fs::path scene = write_scene(dir, "{ " + GRID + " }");
+  const Result r = run_fsicut(dir, "--set /time/frames=7 --set /time/fps=24 " + quoted(scene.string()) + " --validate");
+  CHECK(r.code == 0);
+  CHECK(contains(r.out, "7 frames at 24 fps"));
+}
