@@ -4,11 +4,14 @@
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/support.hpp"
 
@@ -201,4 +204,62 @@ TEST_CASE("--set may come before the scene and repeat; each occurrence takes one
   const Result r = run_fsicut(dir, "--set /time/frames=7 --set /time/fps=24 " + quoted(scene.string()) + " --validate");
   CHECK(r.code == 0);
   CHECK(contains(r.out, "7 frames at 24 fps"));
+}
+
+namespace {
+// The numbers of a text file (OBJ vertices, stats values), in order.
+std::vector<double> numbers_in(const std::string& text) {
+  std::vector<double> v;
+  const char* p = text.c_str();
+  while (*p) {
+    char* end = nullptr;
+    const double x = std::strtod(p, &end);
+    if (end != p && (std::isdigit(static_cast<unsigned char>(*p)) || *p == '-' || *p == '.')) {
+      v.push_back(x);
+      p = end;
+    } else {
+      ++p;
+    }
+  }
+  return v;
+}
+}  // namespace
+
+TEST_CASE("--threads 1 and --threads 2 give the same results up to round-off") {
+  ScratchDir dir("cli");
+  const fs::path scene = write_scene(dir, "{ " + GRID + R"(, "time": { "frames": 3 },
+      "fluid": { "regions": [ { "type": "box", "min": [0,0,0], "max": [0.4,0.6,1.0] } ] },
+      "obstacles": [ { "type": "sphere", "center": [0.7,0.2,0.5], "radius": 0.15 } ] })");
+  const fs::path solid_scene_file = dir / "solid.json";
+  std::ofstream(solid_scene_file) << "{ " + GRID + R"(, "time": { "frames": 3 }, "solids": [ { "name": "cube",
+      "mesh": { "type": "box", "min": [0.3,0.3,0.3], "max": [0.6,0.6,0.6], "cells": [4,4,4] }, "initial_scale": 0.7,
+      "velocity": [1, 2, 0], "damping": { "stiffness": 0.01 } } ] })";
+  for (const std::string threads : {"1", "2"}) {
+    REQUIRE(run_fsicut(dir, quoted(scene.string()) + " -q -j " + threads + " -o " + quoted((dir / ("l" + threads)).string())).code == 0);
+    REQUIRE(run_fsicut(dir, quoted(solid_scene_file.string()) + " -q -j " + threads + " -o " + quoted((dir / ("s" + threads)).string())).code == 0);
+  }
+  auto compare = [](const std::vector<double>& a, const std::vector<double>& b, double tolerance) {
+    REQUIRE(a.size() == b.size());
+    double worst = 0;
+    for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]) / std::max(1.0, std::abs(a[i])));
+    MESSAGE("largest relative difference " << worst << " over " << a.size() << " numbers");
+    CHECK(worst <= tolerance);
+  };
+  // Stats carry wall-clock seconds: compare everything before "seconds" on each line.
+  auto physics = [](const std::string& stats) {
+    std::string kept;
+    std::istringstream in(stats);
+    for (std::string line; std::getline(in, line);) {
+      const auto cut = line.find("\"seconds\"");
+      kept += line.substr(0, cut) + "\n";
+      const auto solids = line.find("\"solids\"");
+      if (solids != std::string::npos) kept += line.substr(solids) + "\n";
+    }
+    return kept;
+  };
+  constexpr double ROUND_OFF = 1e-9;
+  compare(numbers_in(physics(fsicut::test::read_file(dir / "l1" / "stats.jsonl"))),
+          numbers_in(physics(fsicut::test::read_file(dir / "l2" / "stats.jsonl"))), ROUND_OFF);
+  compare(numbers_in(fsicut::test::read_file(dir / "s1" / "cube.0003.obj")),
+          numbers_in(fsicut::test::read_file(dir / "s2" / "cube.0003.obj")), ROUND_OFF);
 }
