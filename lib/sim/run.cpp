@@ -19,6 +19,9 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* STAGE_OUTPUT = "output";
+// A frame is done when less than this fraction of a frame remains: the
+// substeps' dt sum to the frame length only up to round-off.
+constexpr Real FRAME_END_SLACK = 1e-12;
 
 std::string numbered(const std::string& stem, int frame, const char* extension) {
   char digits[16];
@@ -76,7 +79,7 @@ void run(SimState& state, const FrameCallback& on_frame) {
   io::write_text_atomically(dir / "run.json", run_record(state, threads()));
 
   std::string stats_text;
-  auto finish_frame = [&](FrameStats& st, int substeps, Clock::time_point started) {
+  auto finish_frame = [&](FrameStats& st, Clock::time_point started) {
     const auto output_start = Clock::now();
     write_frame(state, dir);
     st.seconds[STAGE_OUTPUT] = std::chrono::duration<double>(Clock::now() - output_start).count();
@@ -84,25 +87,24 @@ void run(SimState& state, const FrameCallback& on_frame) {
     stats_text += stats_line(state, st) + "\n";
     io::write_text_atomically(dir / "stats.jsonl", stats_text);
     if (on_frame)
-      on_frame(FrameReport{state.frame, scene.time.frames, state.time, substeps,
+      on_frame(FrameReport{state.frame, scene.time.frames, state.time, st.substeps,
                            std::chrono::duration<double>(Clock::now() - started).count()});
   };
 
   {
     FrameStats st = empty_stats(state);
-    finish_frame(st, 0, Clock::now());
+    finish_frame(st, Clock::now());
   }
   const Real frame_dt = 1 / scene.time.fps;
   for (int frame = state.frame + 1; frame <= scene.time.frames; ++frame) {
     const auto started = Clock::now();
     const Real frame_end = frame * frame_dt;
     StageTimes times;
-    FrameStats st;
-    int substeps = 0;
+    FrameStats st = empty_stats(state);
     // Frame ends are computed from the frame number, not accumulated, so
     // round-off does not drift over long runs.
-    while (frame_end - state.time > 1e-12 * frame_dt) {
-      const Substep sub = choose_substep(state, frame_end - state.time, scene.time.max_substeps - substeps);
+    while (frame_end - state.time > FRAME_END_SLACK * frame_dt) {
+      const Substep sub = choose_substep(state, frame_end - state.time, scene.time.max_substeps - st.substeps);
       const bool last = sub.dt >= frame_end - state.time;
       const StepReport r = step(state, sub.dt, times);
       if (last) state.time = frame_end;
@@ -111,16 +113,12 @@ void run(SimState& state, const FrameCallback& on_frame) {
         st.solves += r.solves;
       }
       st.cfl_exceeded += sub.cfl_exceeded ? 1 : 0;
-      ++substeps;
+      ++st.substeps;
     }
-    state.frame = frame;
-    FrameStats full = empty_stats(state);
-    full.substeps = substeps;
-    full.cfl_exceeded = st.cfl_exceeded;
-    full.solver = st.solver;
-    full.solves = st.solves;
-    for (const auto& [stage, seconds] : times.seconds()) full.seconds[stage] = seconds;
-    finish_frame(full, substeps, started);
+    state.frame = st.frame = frame;
+    st.time = state.time;
+    for (const auto& [stage, seconds] : times.seconds()) st.seconds[stage] = seconds;
+    finish_frame(st, started);
   }
 }
 
