@@ -118,10 +118,10 @@ Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid,
   return l;
 }
 
-void initialize(Liquid& l) {
+void initialize(Liquid& l, const SolidVelocity& solid_velocity) {
   update_distance_fields(l);
   flag_liquid_faces(l);
-  extrapolate_and_constrain(l);
+  extrapolate_and_constrain(l, solid_velocity);
 }
 
 void advect(Liquid& l, Real dt) {
@@ -132,7 +132,8 @@ void advect(Liquid& l, Real dt) {
 void apply_gravity(Liquid& l, Real dt) { fluid::apply_gravity(l.velocity, l.gravity, dt); }
 
 void refresh_solid(Liquid& l) {
-  l.solid_phi = levelset::sample_solid_at_nodes(l.grid, l.solid);
+  l.static_phi = levelset::sample_solid_at_nodes(l.grid, l.solid);
+  l.solid_phi = l.static_phi;
   cutcell::compute_face_fractions(l.grid, l.solid_phi, l.fractions);
 }
 
@@ -147,9 +148,9 @@ linsolve::Report project(Liquid& l, Real dt) {
                            l.velocity, l.pressure, l.valid);
 }
 
-void extrapolate_and_constrain(Liquid& l) {
+void extrapolate_and_constrain(Liquid& l, const SolidVelocity& solid_velocity) {
   extrapolate_velocity(l.velocity, l.valid, l.extrapolation_layers);
-  constrain_velocity(l.grid, l.solid_phi, l.fractions, l.valid, l.velocity, l.scratch);
+  constrain_velocity(l.grid, l.solid_phi, l.fractions, l.valid, l.velocity, l.scratch, solid_velocity);
   push_particles_out(l.grid, l.solid_phi, l.markers);
 }
 
@@ -194,6 +195,15 @@ Real liquid_volume(const Liquid& l) {
     sum += interior ? 1.0 : std::clamp(0.5 - phi[n] / dx, 0.0, 1.0);
   }
   return sum * dx * dx * dx;
+}
+
+Index remove_particles(Liquid& l, const Region& inside) {
+  Index kept = 0;
+  for (Index p = 0; p < l.markers.cols(); ++p)
+    if (!inside(l.markers.col(p))) l.markers.col(kept++) = l.markers.col(p);
+  const Index removed = l.markers.cols() - kept;
+  l.markers.conservativeResize(3, kept);
+  return removed;
 }
 
 Vec3 particle_centroid(const Liquid& l) {

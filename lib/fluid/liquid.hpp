@@ -27,6 +27,7 @@
 #include "lib/coupling/pressure_projection.hpp"
 #include "lib/cutcell/face_fractions.hpp"
 #include "lib/fluid/particles.hpp"
+#include "lib/fluid/velocity.hpp"
 #include "lib/grid/mac_grid.hpp"
 #include "lib/levelset/solid_sdf.hpp"
 #include "lib/linsolve/report.hpp"
@@ -50,7 +51,9 @@ struct Liquid {
   grid::MacVelocity velocity;        // face velocities [m/s]
   grid::Array3<Real> pressure;       // cell centres [Pa]: last projection, 0 where inactive
   grid::Array3<Real> liquid_phi;     // cell centres [m], < 0 in liquid (extended into solids)
-  grid::Array3<Real> solid_phi;      // nodes [m], < 0 in solid; empty = not yet computed
+  grid::Array3<Real> static_phi;     // nodes [m], < 0 in a static obstacle; empty = not yet computed
+  grid::Array3<Real> solid_phi;      // nodes [m], < 0 in any solid: static_phi, or its union with
+                                     // the deformable solids (sim/couple.hpp sets it each substep)
   cutcell::FaceFractions fractions;  // open face fractions in [0, 1]
   coupling::FaceFlags valid;         // faces set by the last projection / extrapolation
 
@@ -85,7 +88,7 @@ void add_liquid(Liquid& liquid, const Region& region, const Vec3& velocity, int 
 // Distance fields, face fractions, and the velocity extrapolated from the faces
 // next to liquid cells: the state before the first step. Required after add_liquid():
 // advection only moves the faces flagged by the last extrapolation.
-void initialize(Liquid& liquid);
+void initialize(Liquid& liquid, const SolidVelocity& solid_velocity = {});
 
 // Stage 2: particles then face velocities, both through the current velocity.
 void advect(Liquid& liquid, Real dt);
@@ -93,12 +96,19 @@ void advect(Liquid& liquid, Real dt);
 void apply_gravity(Liquid& liquid, Real dt);
 // Stage 4.
 void update_distance_fields(Liquid& liquid);
-// Recomputes the solid SDF at the nodes and the face fractions from liquid.solid.
+// Recomputes static_phi from liquid.solid, sets solid_phi = static_phi and the
+// face fractions from it.
 void refresh_solid(Liquid& liquid);
 // Stage 5.
 linsolve::Report project(Liquid& liquid, Real dt);
-// Stage 6.
-void extrapolate_and_constrain(Liquid& liquid);
+// Stage 6. `solid_velocity` (optional) is the velocity [m/s] of the solid
+// surface nearest to a point inside a solid (zero for static obstacles); the
+// constraint then keeps the fluid's normal velocity equal to the solid's there.
+void extrapolate_and_constrain(Liquid& liquid, const SolidVelocity& solid_velocity = {});
+
+// Removes the particles for which `inside` is true (e.g. inside a deformable
+// solid at seeding time); returns how many were removed. Call initialize() after.
+Index remove_particles(Liquid& liquid, const Region& inside);
 
 // Stages 2-6 in Algorithm 1 order; returns the projection report.
 linsolve::Report advance(Liquid& liquid, Real dt);

@@ -80,7 +80,8 @@ void extrapolate_velocity(grid::MacVelocity& u, FaceFlags& valid, int layers) {
 
 void constrain_velocity(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                         const FaceFractions& fractions, const FaceFlags& valid,
-                        grid::MacVelocity& u, grid::MacVelocity& scratch) {
+                        grid::MacVelocity& u, grid::MacVelocity& scratch,
+                        const SolidVelocity& solid_velocity) {
   copy_into(u, scratch);
   const grid::MacVelocity& old = scratch;
   for (int a = 0; a < 3; ++a) {
@@ -98,7 +99,8 @@ void constrain_velocity(const grid::MacGrid& grid, const grid::Array3<Real>& sol
       const Real g2 = g.squaredNorm();
       if (!(g2 > 0)) return;
       Vec3 v = grid::interpolate_velocity(grid, old, x);
-      v -= (v.dot(g) / g2) * g;
+      const Vec3 relative = solid_velocity ? Vec3(v - solid_velocity(x)) : v;
+      v -= (relative.dot(g) / g2) * g;
       u[a][idx] = v[a];
     });
   }

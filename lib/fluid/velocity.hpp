@@ -3,6 +3,7 @@
 // free-slip constraint at static solids. Velocities are MAC face components [m/s]
 // (grid/mac_grid.hpp).
 #include <array>
+#include <functional>
 
 #include "lib/grid/mac_grid.hpp"
 
@@ -30,15 +31,21 @@ void apply_gravity(grid::MacVelocity& u, const Vec3& gravity, Real dt);
 // ring's flags, so the result does not depend on the thread count.
 void extrapolate_velocity(grid::MacVelocity& u, FaceFlags& valid, int layers);
 
-// Free slip at static solids, u . n = 0 (paper Sec. 7, Houston et al. 2003): on
-// every closed interior face (open fraction 0) the full velocity vector is
-// interpolated from the extrapolated field, its component along the solid normal
-// (gradient of the node SDF `solid_phi` [m]) is removed, and the face keeps the
-// remaining component. Faces on the domain walls are set to 0. Only faces flagged
-// in `valid` (after extrapolation: those within reach of the liquid) are
+// The velocity [m/s] of the solid surface nearest to a point [m] inside a solid.
+// Empty: every solid is static.
+using SolidVelocity = std::function<Vec3(const Vec3&)>;
+
+// Free slip at solids, (u - v_s) . n = 0 (paper Sec. 7, Houston et al. 2003): on
+// every closed interior face (open fraction 0) the full velocity vector u is
+// interpolated from the extrapolated field, its normal component relative to the
+// solid's velocity v_s (`solid_velocity`, zero when empty) is removed along the
+// solid normal n (gradient of the node SDF `solid_phi` [m]), and the face keeps
+// the result. Faces on the domain walls are set to 0. Only faces flagged in
+// `valid` (after extrapolation: those within reach of the liquid) are
 // constrained; the others are 0 already. `scratch` is workspace.
 void constrain_velocity(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                         const FaceFractions& fractions, const FaceFlags& valid,
-                        grid::MacVelocity& u, grid::MacVelocity& scratch);
+                        grid::MacVelocity& u, grid::MacVelocity& scratch,
+                        const SolidVelocity& solid_velocity = {});
 
 }  // namespace fsicut::fluid

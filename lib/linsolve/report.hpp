@@ -9,6 +9,7 @@ struct Report {
   bool converged = false;
   int iterations = 0;
   double relative_residual = 0;  // |b - A x| / |b| at exit (0 when b = 0)
+  double round_off_floor = 0;    // attainable relative residual in double precision (0: not computed)
   int unknowns = 0;
 };
 

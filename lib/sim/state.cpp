@@ -28,19 +28,9 @@ void check_inside_grid(const scene::Scene& scene, const solid::Body& body, const
     }
 }
 
-// Stages of Algorithm 1 that this build does not have yet refuse the scenes
-// that need them, rather than running something that only looks right.
-void check_supported(const scene::Scene& scene) {
-  if (!scene.fluid.regions.empty() && !scene.solids.empty())
-    throw SceneError(scene.file, "/solids",
-                     "liquid and deformable solids together need the coupled projection, which is not "
-                     "implemented yet; run the liquid or the solids on their own");
-}
-
 }  // namespace
 
 SimState build_state(const scene::Scene& scene) {
-  check_supported(scene);
   SimState state;
   state.scene = scene;
   for (const scene::SolidDesc& desc : scene.solids) {
@@ -51,11 +41,27 @@ SimState build_state(const scene::Scene& scene) {
   // obj obstacles are read and checked even without liquid, so --validate reports a bad mesh.
   std::vector<levelset::StaticSolid> obj_obstacles =
       levelset::obj_obstacle_solids(scene.obstacles, scene.file, OBSTACLE_BAND_CELLS * scene.grid.cell_size);
-  if (!scene.fluid.regions.empty())
-    state.liquid = fluid::make_liquid(scene, levelset::static_solid_from_scene(scene.obstacles, std::move(obj_obstacles)),
-                                      levelset::obj_region_tests(scene.fluid.regions, scene.file));
-  else if (!scene.obstacles.empty())
-    log::warn(scene.file + ": /obstacles: obstacles only act on the liquid, and this scene has none");
+  if (scene.fluid.regions.empty()) {
+    if (!scene.obstacles.empty())
+      log::warn(scene.file + ": /obstacles: obstacles only act on the liquid, and this scene has none");
+    return state;
+  }
+  state.liquid = fluid::make_liquid(scene, levelset::static_solid_from_scene(scene.obstacles, std::move(obj_obstacles)),
+                                    levelset::obj_region_tests(scene.fluid.regions, scene.file));
+  if (!state.solids.empty()) {
+    // The liquid was seeded around the static obstacles only: drop the particles
+    // inside the deformable solids, then start from the combined distance fields.
+    state.surfaces = make_surfaces(state.solids);
+    fluid::remove_particles(*state.liquid, [&](const Vec3& x) {
+      for (const levelset::MeshDistance& d : state.surfaces.distance)
+        if ((x.array() >= d.bounds_min().array()).all() && (x.array() <= d.bounds_max().array()).all() &&
+            d.inside(x))
+          return true;
+      return false;
+    });
+    update_solid_fields(state);
+    fluid::initialize(*state.liquid, solid_velocity(state));
+  }
   return state;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lib/fluid/liquid.hpp"
+#include "lib/sim/couple.hpp"
 #include "lib/scene/scene.hpp"
 #include "lib/solid/body.hpp"
 
@@ -19,6 +20,7 @@ struct SimState {
   scene::Scene scene;
   std::vector<solid::Body> solids;    // one per scene.solids entry, same order
   std::optional<fluid::Liquid> liquid;  // present when the scene has fluid regions
+  SolidSurfaces surfaces;             // the solids' moving surfaces (with liquid; derived from x)
   Real time = 0;                      // simulated time [s]
   int frame = 0;                      // last completed frame (0 = initial state)
 };

@@ -32,7 +32,7 @@ void record(StepReport& report, const linsolve::Report& solve, const scene::Scen
 
 }  // namespace
 
-StepReport step(SimState& state, Real dt, StageTimes& times) {
+StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserver& observe) {
   const scene::Scene& scene = state.scene;
   StepReport report;
 
@@ -54,24 +54,33 @@ StepReport step(SimState& state, Real dt, StageTimes& times) {
       for (Index i = 0; i < b.num_nodes(); ++i)
         if (!b.pinned[i]) b.v.col(i) += dt * scene.gravity;
   }
-  // 4. Distance fields: liquid SDF at cell centres, solid SDF at nodes, face open fractions.
+  const bool coupled = state.liquid && !state.solids.empty();
+  // 4. Distance fields: solid SDF at nodes (moving solids united with the static
+  //    obstacles), face open fractions, cut cells; liquid SDF at cell centres.
   {
     ScopedStage t(times, STAGE_DISTANCE_FIELDS);
+    if (coupled) update_solid_fields(state);
     if (state.liquid) fluid::update_distance_fields(*state.liquid);
   }
-  // 5. Pressure projection (13), (20); solids alone: backward Euler in velocities (6).
+  // 5. Pressure projection: liquid and solids together (19) / (33); the liquid
+  //    alone (13), (20); solids alone: backward Euler in velocities (6).
   {
     ScopedStage t(times, STAGE_PROJECTION);
-    if (state.liquid) record(report, fluid::project(*state.liquid, dt), scene, "liquid pressure projection");
-    for (solid::Body& b : state.solids)
-      record(report, solid::advance_velocities(b, dt, Vec3::Zero(), solid_solver_settings(scene.coupling)), scene,
-             "solid \"" + b.name + "\"");
+    if (coupled) {
+      record(report, project_coupled(state, dt, observe), scene,
+             std::string("coupled pressure projection (") + scene::to_string(scene.coupling.scheme) + ")");
+    } else {
+      if (state.liquid) record(report, fluid::project(*state.liquid, dt), scene, "liquid pressure projection");
+      for (solid::Body& b : state.solids)
+        record(report, solid::advance_velocities(b, dt, Vec3::Zero(), solid_solver_settings(scene.coupling)), scene,
+               "solid \"" + b.name + "\"");
+    }
   }
   // 6. Extrapolate fluid velocities, constrain them at solids, push particles out of solids;
   //    keep solid nodes inside the domain walls (explicit correction, as the paper does).
   {
     ScopedStage t(times, STAGE_EXTRAPOLATION);
-    if (state.liquid) fluid::extrapolate_and_constrain(*state.liquid);
+    if (state.liquid) fluid::extrapolate_and_constrain(*state.liquid, solid_velocity(state));
     for (solid::Body& b : state.solids) {
       solid::collide_walls(b, scene.grid.origin, scene.grid.max());
       solid::check_finite(b);

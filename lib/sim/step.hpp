@@ -21,7 +21,9 @@ struct StepReport {
 
 // Advances `state` by dt [s], adding each stage's wall time to `times`.
 // Throws SimulationError on NaN or a failed solve (unless the scene allows it).
-StepReport step(SimState& state, Real dt, StageTimes& times);
+// With liquid and solids, `observe` (optional) sees the coupled system of the
+// substep before it is solved (sim/couple.hpp).
+StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserver& observe = {});
 
 // The fastest speed anything moves at [m/s]: liquid faces and solid nodes.
 Real max_speed(const SimState& state);

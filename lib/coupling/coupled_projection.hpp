@@ -1,0 +1,127 @@
+#pragma once
+// The strongly coupled pressure projection of Zarifi & Batty 2017 (Sections 5
+// and 6): one linear solve for the liquid's cell pressures and the deformable
+// solids' free nodal velocities together.
+//
+// Unknowns: p, #active cells [Pa] (cutcell/active_cells.hpp order), and v,
+// #free solid dofs [m/s] (all bodies' free dofs stacked, body after body,
+// each in the node-major order of solid/body.hpp).
+//
+// The blocks, in the paper's units (a fluid row is the volume balance (13) of a
+// cell in [m^3/s]; this is dx^3 times the rows of pressure_projection.hpp):
+//
+//   F = dt/rho G^T A G   #active x #active [m^4 s/kg]  the cut-cell Laplacian
+//   J = N^T C            #active x #dofs   [m^2]       row c, dof (node i, axis d):
+//                        sum over the surface patches Q in cell c of triangles
+//                        holding node i of  area(Q) * bary_i(Q) * n_d(Q),
+//                        n the unit normal INTO the solid (cutcell/surface_patches.hpp).
+//                        J v is the volume flux [m^3/s] of the solid surface out
+//                        of each cell's fluid (10)-(12); J^T p the nodal
+//                        pressure forces [N] (14)-(15).
+//   A_s = c_m M + c_k K  #dofs x #dofs [kg/s]  the solid's implicit operator, SPD:
+//                        M the lumped mass (diagonal), K the corotated stiffness;
+//                        c_m = 1/dt + tau_m and c_k = dt + tau_k give (6)'s
+//                        M/dt + D + dt K.
+//   b_f = G^T A u*       #active [m^3/s]       net inflow of u* through open faces
+//   b_s                  #dofs [N]             M v*/dt + f_elastic (+ external)
+//
+// with the equations
+//   F p + J v = b_f            the cells' volume balance (17)
+//   A_s v - J^T p = b_s        the solids' backward Euler step with pressure forces (16)
+//
+// Formulations:
+//  - indefinite (19): [F J; J^T -A_s] [p; v] = [b_f; -b_s], symmetric indefinite,
+//    solved with BiCGSTAB + incomplete LU (the paper's baseline, Table 2).
+//  - spd (28)-(33): split A_s = Z1 + Z2 with the diagonal Z1 = sigma c_m M and
+//    Z2 = (1 - sigma) c_m M + c_k K (30), then with w = -b_s
+//        A11 = F + J Z1^-1 J^T,   A12 = -J Z1^-1 Z2,   A22 = Z2 + Z2 Z1^-1 Z2,
+//        b1  = b_f + J Z1^-1 w,   b2  = -Z2 Z1^-1 w,
+//    scaled by alpha (33): [A11  alpha A12; alpha A21  alpha^2 A22] [p; v/alpha]
+//    = [b1; alpha b2]. Symmetric positive definite whenever F is (32), for every
+//    sigma in (0, 1) and alpha != 0; solved with PCG, preconditioned block by
+//    block: incomplete Cholesky of the pressure block A11 (the paper's ICPCG)
+//    and an exact sparse Cholesky of the small solid block alpha^2 A22, which
+//    keeps stiff solids from stalling the iteration (see the .cpp).
+//    alpha is static (the scene's, paper: 1e-3) or automatic, |b1| / |b2|, so
+//    neither block dominates the relative residual.
+//  - weak (alternating, for the paper's stability comparison): the liquid is
+//    projected with the solid velocities fixed (F p = b_f - J v*), then the solid
+//    takes its step with those pressure forces (A_s v = b_s + J^T p).
+// The `damping_only` scheme of the scene is the spd formulation with a solid
+// block built differently (see sim/couple.hpp); nothing here depends on it.
+//
+// F must be positive definite (every group of active cells touches air or was
+// pinned, see pressure_projection.hpp); A_s must be SPD (M > 0 on free dofs).
+#include <optional>
+
+#include "lib/linsolve/pcg.hpp"
+#include "lib/linsolve/report.hpp"
+
+namespace fsicut::coupling {
+
+using linsolve::SparseMatrix;
+using linsolve::Vector;
+
+// The solid side: A_s = diag(mass_term) + stiffness_term, right side b_s.
+struct SolidBlock {
+  Vector mass_term;             // #dofs, the diagonal c_m M [kg/s], > 0
+  SparseMatrix stiffness_term;  // #dofs x #dofs, c_k K, exactly symmetric PSD [kg/s], both triangles
+  Vector rhs;                   // #dofs, b_s [N]
+  int dofs() const { return static_cast<int>(mass_term.size()); }
+};
+
+struct CoupledSystem {
+  SparseMatrix fluid;     // F, #active x #active, both triangles
+  Vector fluid_rhs;       // b_f, #active
+  SparseMatrix coupling;  // J, #active x #dofs
+  SolidBlock solid;
+  int cells() const { return static_cast<int>(fluid_rhs.size()); }
+  int dofs() const { return solid.dofs(); }
+};
+
+struct CoupledSettings {
+  Real sigma = 0.9;             // Z1 share of the mass term, in (0, 1)
+  std::optional<Real> alpha = Real(1e-3);  // static scaling; empty = automatic |b1| / |b2|
+  Real tolerance = 1e-10;       // relative residual of each solve
+  int max_iterations = 2000;
+};
+
+// A solve's result: p (#active [Pa]) and v (#dofs [m/s]).
+struct CoupledSolution {
+  Vector pressure;
+  Vector velocity;
+  linsolve::Report report;  // of the solve (weak: the worse of its two solves)
+  Real alpha = 1;           // the scaling used (spd)
+};
+
+// The matrix and right side of (19).
+SparseMatrix indefinite_matrix(const CoupledSystem& system);
+Vector indefinite_rhs(const CoupledSystem& system);
+
+// The matrix and right side of (33), and the alpha they were scaled with.
+struct SpdSystem {
+  SparseMatrix matrix;  // (#active + #dofs)^2, both triangles
+  Vector rhs;
+  Real alpha = 1;
+};
+SpdSystem spd_system(const CoupledSystem& system, const CoupledSettings& settings);
+
+// Solvers. `guess` (p, v as in CoupledSolution; empty vectors = zero) warm-starts
+// the iteration. None of them throws on non-convergence: check report.converged.
+CoupledSolution solve_spd(const CoupledSystem& system, const CoupledSettings& settings,
+                          const CoupledSolution& guess);
+CoupledSolution solve_indefinite(const CoupledSystem& system, const CoupledSettings& settings,
+                                 const CoupledSolution& guess);
+CoupledSolution solve_weak(const CoupledSystem& system, const CoupledSettings& settings,
+                           const CoupledSolution& guess);
+
+// Residuals of the two equations at (p, v), each relative to its right side's
+// norm (or absolute when that is zero): |F p + J v - b_f| / |b_f| and
+// |A_s v - J^T p - b_s| / |b_s|.
+struct CoupledResidual {
+  Real fluid = 0;
+  Real solid = 0;
+};
+CoupledResidual residual(const CoupledSystem& system, const Vector& pressure, const Vector& velocity);
+
+}  // namespace fsicut::coupling

@@ -1,0 +1,235 @@
+#include "lib/sim/couple.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "lib/core/error.hpp"
+#include "lib/core/parallel.hpp"
+#include "lib/sim/state.hpp"
+#include "lib/solid/integrate.hpp"
+
+namespace fsicut::sim {
+namespace {
+
+using Triplets = std::vector<Eigen::Triplet<Real, int>>;
+
+// Barycentric coordinates of p (on or near triangle abc) in the triangle.
+Vec3 barycentric(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c) {
+  const Vec3 e0 = b - a, e1 = c - a, d = p - a;
+  const Real d00 = e0.dot(e0), d01 = e0.dot(e1), d11 = e1.dot(e1);
+  const Real d20 = d.dot(e0), d21 = d.dot(e1);
+  const Real det = d00 * d11 - d01 * d01;
+  if (!(det > 0)) return {1, 0, 0};  // degenerate triangle: its first node
+  const Real v = (d11 * d20 - d01 * d21) / det, w = (d00 * d21 - d01 * d20) / det;
+  return {1 - v - w, v, w};
+}
+
+coupling::CoupledSettings coupled_settings(const scene::Coupling& c) {
+  coupling::CoupledSettings s;
+  s.sigma = c.sigma;
+  s.alpha = c.alpha_auto ? std::optional<Real>() : std::optional<Real>(c.alpha);
+  s.tolerance = c.tolerance;
+  s.max_iterations = c.max_iterations;
+  return s;
+}
+
+// The solid block of one body, written into the stacked block at `offset`.
+// Returns the elastic pre-step's report (damping_only) or a converged empty one.
+linsolve::Report add_solid_block(solid::Body& body, Real dt, scene::Coupling::Scheme scheme,
+                                 const scene::Coupling& settings, int offset, coupling::SolidBlock& block,
+                                 Triplets& stiffness) {
+  linsolve::Report pre{true, 0, 0, 0};
+  const int n = body.dofs.num_free_dofs();
+  if (n == 0) return pre;
+  const solid::BackwardEulerSystem be = solid::backward_euler_system(body, dt, Vec3::Zero());
+  const Real c_m = 1 / dt + body.tau_m;
+  Real c_k = dt + body.tau_k;
+  linsolve::Vector rhs = be.b;
+  if (scheme == scene::Coupling::Scheme::damping_only) {
+    // Elasticity on its own first, implicitly: (M/dt + dt K) v_e = M v/dt + f_elastic.
+    linsolve::SparseMatrix mass_over_dt(n, n);
+    mass_over_dt.setIdentity();
+    mass_over_dt.diagonal() = be.mass / dt;
+    const linsolve::SparseMatrix A = mass_over_dt + dt * be.K;
+    linsolve::Vector v_e = be.v;
+    linsolve::PcgSettings pcg;
+    pcg.tolerance = settings.tolerance;
+    pcg.max_iterations = settings.max_iterations;
+    pre = linsolve::solve_pcg(A, be.b, v_e, pcg);
+    body.dofs.scatter(v_e, body.v);
+    c_k = body.tau_k;
+    rhs = be.mass.cwiseProduct(v_e) / dt;
+  }
+  block.mass_term.segment(offset, n) = c_m * be.mass;
+  block.rhs.segment(offset, n) = rhs;
+  // The assembled R K0 R^T is symmetric up to round-off; the coupled systems
+  // need it exactly: (K + K^T) / 2.
+  for (int r = 0; r < be.K.outerSize(); ++r)
+    for (linsolve::SparseMatrix::InnerIterator it(be.K, r); it; ++it) {
+      stiffness.emplace_back(offset + r, offset + it.col(), 0.5 * c_k * it.value());
+      stiffness.emplace_back(offset + it.col(), offset + r, 0.5 * c_k * it.value());
+    }
+  return pre;
+}
+
+}  // namespace
+
+SolidSurfaces make_surfaces(const std::vector<solid::Body>& bodies) {
+  SolidSurfaces s;
+  for (const solid::Body& b : bodies) s.distance.emplace_back(b.x, b.mesh.boundary);
+  s.patches.resize(bodies.size());
+  return s;
+}
+
+void update_solid_fields(SimState& state) {
+  fluid::Liquid& liquid = *state.liquid;
+  SolidSurfaces& surfaces = state.surfaces;
+  const grid::MacGrid& grid = liquid.grid;
+  if (liquid.static_phi.count() == 0) fluid::refresh_solid(liquid);
+  liquid.solid_phi = liquid.static_phi;
+  const Real band = SOLID_BAND_CELLS * grid.dx;
+  for (std::size_t b = 0; b < state.solids.size(); ++b) {
+    const solid::Body& body = state.solids[b];
+    surfaces.distance[b].set_vertices(body.x);
+    levelset::sample_mesh_sdf_at_nodes(grid, surfaces.distance[b], band, surfaces.phi);
+    std::vector<Real>& phi = liquid.solid_phi.data();
+    const std::vector<Real>& body_phi = surfaces.phi.data();
+    parallel_for(0, static_cast<Index>(phi.size()), [&](Index i) { phi[i] = std::min(phi[i], body_phi[i]); });
+    cutcell::clip_surface(grid, body.x, body.mesh.boundary, surfaces.patches[b]);
+  }
+  cutcell::compute_face_fractions(grid, liquid.solid_phi, liquid.fractions);
+}
+
+CoupledAssembly assemble_coupled(SimState& state, Real dt) {
+  fluid::Liquid& liquid = *state.liquid;
+  const scene::Coupling& settings = state.scene.coupling;
+  const grid::MacGrid& grid = liquid.grid;
+  CoupledAssembly out;
+  out.fluid = coupling::assemble_pressure(grid, liquid.liquid_phi, liquid.fractions, liquid.velocity, dt,
+                                          liquid.density);
+  // The rows of pressure_projection.hpp are volume balances divided by dx^3;
+  // the coupled system keeps the paper's units (volume rates [m^3/s]).
+  const Real cell_volume = grid.dx * grid.dx * grid.dx;
+  out.system.fluid = cell_volume * out.fluid.matrix;
+  out.system.fluid_rhs = cell_volume * out.fluid.rhs;
+
+  out.dof_offset.assign(1, 0);
+  for (const solid::Body& b : state.solids) out.dof_offset.push_back(out.dof_offset.back() + b.dofs.num_free_dofs());
+  const int dofs = out.dof_offset.back();
+  coupling::SolidBlock& block = out.system.solid;
+  block.mass_term.resize(dofs);
+  block.rhs.resize(dofs);
+  Triplets stiffness;
+  out.pre_solve = {true, 0, 0, 0};
+  for (std::size_t b = 0; b < state.solids.size(); ++b) {
+    const linsolve::Report pre = add_solid_block(state.solids[b], dt, settings.scheme, settings,
+                                                 out.dof_offset[b], block, stiffness);
+    out.pre_solve = linsolve::worst(out.pre_solve, pre);
+  }
+  block.stiffness_term.resize(dofs, dofs);
+  block.stiffness_term.setFromTriplets(stiffness.begin(), stiffness.end());
+
+  // J = N^T C: each patch in an active cell spreads area * normal over its
+  // triangle's free nodes with the barycentric weights of its centroid (11)-(12).
+  Triplets coupling;
+  for (std::size_t b = 0; b < state.solids.size(); ++b) {
+    const solid::Body& body = state.solids[b];
+    for (const cutcell::SurfacePatch& q : state.surfaces.patches[b]) {
+      const int row = out.fluid.active.row[q.cell];
+      if (row < 0) continue;  // patches in inactive cells carry p = 0
+      const mesh::Triangle& t = body.mesh.boundary[q.triangle];
+      for (int j = 0; j < 3; ++j) {
+        const int k = body.dofs.free_index[t[j]];
+        if (k < 0) continue;
+        for (int d = 0; d < 3; ++d)
+          coupling.emplace_back(row, out.dof_offset[b] + 3 * k + d, q.area * q.barycentric[j] * q.normal[d]);
+      }
+    }
+  }
+  out.system.coupling.resize(out.fluid.active.count(), dofs);
+  out.system.coupling.setFromTriplets(coupling.begin(), coupling.end());
+  return out;
+}
+
+linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver& observe) {
+  fluid::Liquid& liquid = *state.liquid;
+  const scene::Coupling& settings = state.scene.coupling;
+  const CoupledAssembly a = assemble_coupled(state, dt);
+  if (observe) observe(a.system);
+
+  coupling::CoupledSolution guess;
+  const cutcell::ActiveCells& active = a.fluid.active;
+  guess.pressure.resize(active.count());
+  for (int r = 0; r < active.count(); ++r) guess.pressure[r] = liquid.pressure[active.cells[r]];
+  guess.velocity.resize(a.system.dofs());
+  for (std::size_t b = 0; b < state.solids.size(); ++b) {
+    const solid::Body& body = state.solids[b];
+    guess.velocity.segment(a.dof_offset[b], body.dofs.num_free_dofs()) = body.dofs.gather(body.v);
+  }
+
+  const coupling::CoupledSettings s = coupled_settings(settings);
+  coupling::CoupledSolution x;
+  switch (settings.scheme) {
+    case scene::Coupling::Scheme::spd:
+    case scene::Coupling::Scheme::damping_only: x = coupling::solve_spd(a.system, s, guess); break;
+    case scene::Coupling::Scheme::indefinite: x = coupling::solve_indefinite(a.system, s, guess); break;
+    case scene::Coupling::Scheme::weak: x = coupling::solve_weak(a.system, s, guess); break;
+  }
+  if (!x.pressure.allFinite() || !x.velocity.allFinite())
+    throw SimulationError("coupled pressure projection (" + std::string(scene::to_string(settings.scheme)) +
+                          "): the solution is not finite after " + std::to_string(x.report.iterations) +
+                          " iterations");
+
+  liquid.pressure.fill(0);
+  for (int r = 0; r < active.count(); ++r) liquid.pressure[active.cells[r]] = x.pressure[r];
+  coupling::apply_pressure(liquid.grid, active, liquid.liquid_phi, liquid.fractions, liquid.pressure, dt,
+                           liquid.density, liquid.velocity, liquid.valid);
+  for (std::size_t b = 0; b < state.solids.size(); ++b) {
+    solid::Body& body = state.solids[b];
+    body.dofs.scatter(x.velocity.segment(a.dof_offset[b], body.dofs.num_free_dofs()), body.v);
+  }
+  linsolve::Report report = linsolve::worst(a.pre_solve, x.report);
+  report.iterations = a.pre_solve.iterations + x.report.iterations;
+  report.unknowns = x.report.unknowns;
+  return report;
+}
+
+fluid::SolidVelocity solid_velocity(const SimState& state) {
+  if (state.solids.empty()) return {};
+  return [&state](const Vec3& x) -> Vec3 {
+    const Real band = SOLID_BAND_CELLS * state.scene.grid.cell_size;
+    Real best = std::numeric_limits<Real>::infinity();
+    Vec3 v = Vec3::Zero();
+    for (std::size_t b = 0; b < state.solids.size(); ++b) {
+      const levelset::MeshDistance& d = state.surfaces.distance[b];
+      const levelset::MeshHit hit = d.closest(x, band);
+      if (!hit.found || hit.distance >= best) continue;
+      best = hit.distance;
+      const solid::Body& body = state.solids[b];
+      const mesh::Triangle& t = body.mesh.boundary[hit.triangle];
+      const Vec3 w = barycentric(hit.point, body.x.col(t[0]), body.x.col(t[1]), body.x.col(t[2]));
+      v = w[0] * body.v.col(t[0]) + w[1] * body.v.col(t[1]) + w[2] * body.v.col(t[2]);
+    }
+    return v;
+  };
+}
+
+linsolve::Vector net_outflow(const SimState& state, const CoupledAssembly& a) {
+  const fluid::Liquid& liquid = *state.liquid;
+  const cutcell::ActiveCells& active = a.fluid.active;
+  const Real cell_volume = liquid.grid.dx * liquid.grid.dx * liquid.grid.dx;
+  linsolve::Vector v(a.system.dofs());
+  for (std::size_t b = 0; b < state.solids.size(); ++b) {
+    const solid::Body& body = state.solids[b];
+    v.segment(a.dof_offset[b], body.dofs.num_free_dofs()) = body.dofs.gather(body.v);
+  }
+  linsolve::Vector out = a.system.coupling * v;
+  for (int r = 0; r < active.count(); ++r)
+    out[r] += cell_volume *
+              coupling::weighted_divergence(liquid.grid, liquid.fractions, liquid.velocity,
+                                            liquid.liquid_phi.coord(active.cells[r]));
+  return out;
+}
+
+}  // namespace fsicut::sim

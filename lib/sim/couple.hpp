@@ -1,0 +1,101 @@
+#pragma once
+// Liquid and deformable solids in one projection: the glue between the
+// geometry of the moving solids, the liquid's cut-cell grid and the coupled
+// linear algebra of coupling/coupled_projection.hpp (Zarifi & Batty 2017,
+// Sections 5-7). sim/step.cpp calls, each substep:
+//
+//   stage 4  update_solid_fields(state)     every solid's signed distance at the
+//                                           grid nodes (exact within a band) united
+//                                           with the static obstacles into
+//                                           liquid.solid_phi and the face fractions;
+//                                           every boundary triangle clipped against
+//                                           the cells (the surface patches Q of (10))
+//   stage 5  project_coupled(state, dt)     assemble F, J, A_s; solve by the scene's
+//                                           coupling.scheme; u = u* - dt/rho G p (20);
+//                                           the solids' new velocities
+//   stage 6  solid_velocity(state)          the solid surface velocity the liquid's
+//                                           velocity constraint keeps at solids
+//
+// Schemes (scene key coupling.scheme):
+//   spd           (33) with ICPCG: F, J and the full backward Euler block
+//                 A_s = (1/dt + tau_m) M + (dt + tau_k) K, b_s = M v*/dt + f_elastic
+//   indefinite    (19) with BiCGSTAB + ILU, same blocks
+//   damping_only  elasticity first, on its own: (M/dt + dt K) v_e = M v*/dt + f_elastic,
+//                 then (33) with only damping coupled: A_s = (1/dt + tau_m) M + tau_k K,
+//                 b_s = M v_e/dt (the pre-Zarifi strong coupling of damping only)
+//   weak          liquid with the solid velocities as boundary conditions, then the
+//                 solids with the resulting pressure forces (two solves)
+// Gravity is already in u* and v* (stage 3), so b_s has no external force.
+//
+// Free solid dofs are stacked body after body (CoupledAssembly::dof_offset).
+#include <functional>
+#include <vector>
+
+#include "lib/coupling/coupled_projection.hpp"
+#include "lib/coupling/pressure_projection.hpp"
+#include "lib/cutcell/surface_patches.hpp"
+#include "lib/fluid/velocity.hpp"
+#include "lib/levelset/mesh_sdf.hpp"
+#include "lib/linsolve/report.hpp"
+#include "lib/solid/body.hpp"
+
+namespace fsicut::sim {
+
+struct SimState;
+
+// Why a band: the liquid reads a solid's SDF only near its surface (face
+// fractions, the liquid SDF's extension into the solid, pushing particles out,
+// the velocity constraint), all within a few cells. Exact distances farther
+// away would cost a full-mesh search per node.
+constexpr Real SOLID_BAND_CELLS = 5;
+
+// The moving geometry of the deformable solids, one entry per body.
+struct SolidSurfaces {
+  std::vector<levelset::MeshDistance> distance;              // boundary at the current positions
+  std::vector<std::vector<cutcell::SurfacePatch>> patches;   // clipped boundary triangles
+  grid::Array3<Real> phi;                                    // workspace: one body's node SDF
+};
+
+// One substep's coupled system and where its unknowns come from.
+struct CoupledAssembly {
+  coupling::PressureSystem fluid;      // active cells (rows of F), fluid block in 1/dx^3 units
+  coupling::CoupledSystem system;      // paper units, see coupled_projection.hpp
+  std::vector<int> dof_offset;         // #bodies + 1: body b's free dofs are [offset[b], offset[b+1])
+  linsolve::Report pre_solve;          // damping_only: the worst elastic pre-step solve
+};
+
+// Called with each substep's coupled system before it is solved (benchmarks).
+using SystemObserver = std::function<void(const coupling::CoupledSystem&)>;
+
+// The solids' surfaces at their current positions (no patches yet).
+SolidSurfaces make_surfaces(const std::vector<solid::Body>& bodies);
+
+// Stage 4 for the solids (needs state.liquid): moves the surfaces to the
+// bodies' positions; liquid.solid_phi = min(static_phi, each body's SDF clamped
+// to +-SOLID_BAND_CELLS dx); face fractions; patches.
+void update_solid_fields(SimState& state);
+
+// Assembles the coupled system of the current state for step length dt [s]
+// (after update_solid_fields and the liquid SDF of stage 4). For damping_only
+// this runs the elastic pre-step and stores v_e in the bodies' velocities.
+CoupledAssembly assemble_coupled(SimState& state, Real dt);
+
+// Stage 5: assemble, solve (scheme of state.scene.coupling, warm-started from
+// the last pressure and the current solid velocities), apply (20) to the
+// liquid's faces and the new velocities to the solids. Returns the report of
+// the solve (worst of the pre-step and the coupled solve); does not throw when
+// the solve stops short (the caller decides), but throws SimulationError for a
+// non-finite result.
+linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver& observe = {});
+
+// Stage 6: the velocity [m/s] at a point of the solid surface nearest to x
+// (barycentric in the nearest boundary triangle of the nearest body within the
+// band; zero elsewhere: static obstacles). Captures `state` by reference.
+fluid::SolidVelocity solid_velocity(const SimState& state);
+
+// The liquid's weighted net outflow [m^3/s] from every active cell after the
+// projection: open faces (fraction * dx^2 * u . n) plus solid patches
+// (area * v(c) . n_into_solid). Zero for an exact solve; #active.
+linsolve::Vector net_outflow(const SimState& state, const CoupledAssembly& assembly);
+
+}  // namespace fsicut::sim
