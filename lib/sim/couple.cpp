@@ -14,6 +14,11 @@ namespace {
 
 using Triplets = std::vector<Eigen::Triplet<Real, int>>;
 
+// How far [cells] out of the solid (against the patch normal) to look for the
+// active cell of a patch whose own cell is inactive: past the patch's cell
+// plane, not beyond the next cell.
+constexpr Real PATCH_PROBE_CELLS = 0.5;
+
 // Barycentric coordinates of p (on or near triangle abc) in the triangle.
 Vec3 barycentric(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c) {
   const Vec3 e0 = b - a, e1 = c - a, d = p - a;
@@ -130,15 +135,27 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
   block.stiffness_term.resize(dofs, dofs);
   block.stiffness_term.setFromTriplets(stiffness.begin(), stiffness.end());
 
-  // J = N^T C: each patch in an active cell spreads area * normal over its
-  // triangle's free nodes with the barycentric weights of its centroid (11)-(12).
+  // J = N^T C: each patch spreads area * normal over its triangle's free nodes
+  // with the barycentric weights of its centroid (11)-(12), in the row of the
+  // cell whose pressure acts on it.
   Triplets coupling;
+  const grid::MacGrid& g = liquid.grid;
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
     const solid::Body& body = state.solids[b];
     for (const cutcell::SurfacePatch& q : state.surfaces.patches[b]) {
-      const int row = out.fluid.active.row[q.cell];
-      if (row < 0) continue;  // patches in inactive cells carry p = 0
       const mesh::Triangle& t = body.mesh.boundary[q.triangle];
+      int row = out.fluid.active.row[q.cell];
+      if (row < 0) {
+        // The patch's cell has no open face (its fluid part is a sliver the
+        // clamped fractions closed, or the patch lies on the cell's boundary
+        // plane): the fluid touching the patch is in the cell half a cell out
+        // of the solid. Why not drop it (p = 0): a grid-aligned box's faces lie
+        // on cell planes, and dropping them lost 40 % of a floating box's buoyancy.
+        const Vec3 c = q.barycentric[0] * body.x.col(t[0]) + q.barycentric[1] * body.x.col(t[1]) +
+                       q.barycentric[2] * body.x.col(t[2]);
+        row = out.fluid.active.row(g.cell_of(c - PATCH_PROBE_CELLS * g.dx * q.normal));
+      }
+      if (row < 0) continue;  // no liquid next to the patch: p = 0
       for (int j = 0; j < 3; ++j) {
         const int k = body.dofs.free_index[t[j]];
         if (k < 0) continue;
