@@ -1,18 +1,26 @@
 // fsicut: two-way coupled liquids and deformable solids from a scene file.
 //
 //   fsicut SCENE.json [-o DIR] [-j N] [--frames N] [--set /pointer=value ...]
-//                     [--validate] [-q|-v] [--version]
+//                     [--validate] [--resume [--force]] [--checkpoint-every N]
+//                     [-q|-v] [--version]
 //
 // main() reads like the run itself: options -> scene -> simulation state ->
-// frames -> exit code. Every fsicut::Error maps to the exit code of
-// DESIGN.md section 4.
+// (checkpoint) -> frames -> exit code. Every fsicut::Error maps to the exit
+// code of DESIGN.md section 4. SIGINT, SIGTERM and SIGUSR1 stop the run
+// after the current substep with a checkpoint and exit 75 (sim/run.hpp).
 #include <CLI/CLI.hpp>
+#include <signal.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/progress.hpp"
+#include "lib/checkpoint/checkpoint.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
 #include "lib/core/parallel.hpp"
@@ -30,6 +38,9 @@ struct Options {
   int frames = -1;
   std::vector<std::string> set;
   bool validate = false;
+  bool resume = false;
+  bool force = false;
+  int checkpoint_every = -1;
   bool quiet = false;
   bool verbose = false;
 };
@@ -43,6 +54,13 @@ void define_options(CLI::App& app, Options& o) {
   app.add_option("--set", o.set, "Override a scene value: --set /json/pointer=value (repeatable)")
       ->allow_extra_args(false);
   app.add_flag("--validate", o.validate, "Parse the scene, build the meshes, print a summary; write nothing");
+  app.add_flag("--resume", o.resume,
+               "Continue from the newest valid checkpoint in the output folder (none: start at frame 0)");
+  app.add_flag("--force", o.force, "With --resume: continue even though the scene changed since the checkpoint")
+      ->needs("--resume");
+  app.add_option("--checkpoint-every", o.checkpoint_every,
+                 "Checkpoint every N frames (overrides output.checkpoint_every); 0 = never")
+      ->check(CLI::NonNegativeNumber);
   auto* quiet = app.add_flag("-q,--quiet", o.quiet, "Errors only");
   app.add_flag("-v,--verbose", o.verbose, "More detail")->excludes(quiet);
   app.set_version_flag("--version", std::string("fsicut ") + fsicut::VERSION + "\n" + fsicut::LIBRARY_VERSIONS);
@@ -54,7 +72,47 @@ fsicut::scene::Scene load(const Options& o) {
   fsicut::scene::Scene scene = fsicut::scene::load_scene(o.scene, overrides);
   if (!o.output.empty()) scene.output.directory = o.output;
   if (o.frames >= 0) scene.time.frames = o.frames;
+  if (o.checkpoint_every >= 0) scene.output.checkpoint_every = o.checkpoint_every;
   return scene;
+}
+
+// The signal that asked the run to stop, 0 while none did. Written only by
+// the handler, read by the frame loop after every substep.
+volatile std::sig_atomic_t stop_signal = 0;
+
+extern "C" void request_stop(int signal) { stop_signal = signal; }
+
+// SIGINT, SIGTERM (what Slurm, systemd and `kill` send) and SIGUSR1 (what
+// `sbatch --signal` sends before the time limit) stop the run cleanly.
+// SA_RESTART: a signal arriving during a system call (a file write) must not
+// make that call fail. SIGINT resets to the default after the first one, so
+// a second Ctrl-C quits at once if the checkpoint takes too long.
+void install_stop_handlers() {
+  for (const int signal : {SIGINT, SIGTERM, SIGUSR1}) {
+    struct sigaction action {};
+    action.sa_handler = request_stop;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART | (signal == SIGINT ? SA_RESETHAND : 0);
+    sigaction(signal, &action, nullptr);
+  }
+}
+
+// Restores the newest checkpoint of the output folder into `state`; says so,
+// or that there is none and the run starts at frame 0.
+bool resume(fsicut::sim::SimState& state, fsicut::checkpoint::Progress& progress, bool force) {
+  const std::optional<fsicut::checkpoint::Resumed> r =
+      fsicut::checkpoint::resume(state.scene.output.directory, state, progress, force);
+  char line[512];
+  if (!r) {
+    std::snprintf(line, sizeof line, "no usable checkpoint in %s; starting at frame 0",
+                  state.scene.output.directory.c_str());
+    fsicut::log::info(line);
+    return false;
+  }
+  std::snprintf(line, sizeof line, "resuming from %s: frame %d done, t = %.6g s%s", r->file.c_str(), r->info.frame,
+                r->info.time, r->info.mid_frame ? " (inside the next frame)" : "");
+  fsicut::log::info(line);
+  return true;
 }
 
 }  // namespace
@@ -79,6 +137,7 @@ int main(int argc, char** argv) {
   using fsicut::log::Level;
   fsicut::log::set_level(options.quiet ? Level::quiet : options.verbose ? Level::verbose : Level::info);
   try {
+    if (!options.validate) install_stop_handlers();
     fsicut::set_threads(options.threads);
     const fsicut::scene::Scene scene = load(options);
     fsicut::sim::SimState state = fsicut::sim::build_state(scene);
@@ -86,12 +145,22 @@ int main(int argc, char** argv) {
       std::fputs(fsicut::sim::summary(state).c_str(), stdout);
       return 0;
     }
-    fsicut::app::Progress progress(scene.time.frames, !options.quiet);
-    fsicut::sim::run(state, progress.callback());
+    fsicut::checkpoint::Progress restored;
+    fsicut::sim::RunControl control;
+    control.stop = &stop_signal;
+    if (options.resume && resume(state, restored, options.force)) {
+      control.resumed = &restored;
+      control.rewrite_existing = options.force;
+    }
+    fsicut::app::Progress progress(state.frame, scene.time.frames, !options.quiet);
+    fsicut::sim::run(state, progress.callback(), control);
     progress.finish(scene.output.directory);
     return 0;
   } catch (const fsicut::Error& e) {
-    std::fprintf(stderr, "fsicut: error: %s\n", e.what());
+    // Interrupted is not an error: say what happened, after the live progress line.
+    if (e.code() == fsicut::ExitCode::temp_fail)
+      std::fprintf(stderr, "%sfsicut: %s\n", isatty(fileno(stderr)) && !options.quiet ? "\n" : "", e.what());
+    else std::fprintf(stderr, "fsicut: error: %s\n", e.what());
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fsicut: internal error: %s\n", e.what());

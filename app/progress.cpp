@@ -6,15 +6,15 @@
 
 namespace fsicut::app {
 
-Progress::Progress(int frames, bool enabled)
-    : enabled_(enabled), terminal_(isatty(fileno(stderr)) != 0), frames_(frames) {}
+Progress::Progress(int first_frame, int frames, bool enabled)
+    : enabled_(enabled), terminal_(isatty(fileno(stderr)) != 0), first_frame_(first_frame), frames_(frames) {}
 
 sim::FrameCallback Progress::callback() {
   return [this](const sim::FrameReport& r) { report(r); };
 }
 
 void Progress::report(const sim::FrameReport& r) {
-  if (r.frame > 0) {
+  if (r.frame > first_frame_) {
     total_seconds_ += r.seconds;
     ++simulated_frames_;
   }

@@ -9,7 +9,9 @@ namespace fsicut::app {
 
 class Progress {
  public:
-  Progress(int frames, bool enabled);
+  // Frames first_frame + 1 .. frames are to be simulated (first_frame > 0
+  // when resuming).
+  Progress(int first_frame, int frames, bool enabled);
   sim::FrameCallback callback();
   // Ends the live line and says where the output went.
   void finish(const std::string& output_directory);
@@ -18,6 +20,7 @@ class Progress {
   void report(const sim::FrameReport& r);
   bool enabled_;
   bool terminal_;
+  int first_frame_;
   int frames_;
   double total_seconds_ = 0;
   int simulated_frames_ = 0;

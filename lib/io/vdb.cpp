@@ -8,9 +8,15 @@
 #include <openvdb/tools/LevelSetRebuild.h>
 #include <openvdb/tools/ParticlesToLevelSet.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <limits>
 #include <mutex>
+#include <sstream>
 #include <string>
 
 #include "lib/core/error.hpp"
@@ -79,6 +85,59 @@ openvdb::FloatGrid::Ptr read_first_float_grid(const std::filesystem::path& path)
   return grid;
 }
 
+// OpenVDB stamps every file with a fresh random UUID (io::Archive::writeHeader
+// seeds a generator from std::random_device and the clock; there is no API to
+// choose it), so two runs writing the same grid would give different bytes.
+// Its documented purpose is to tell whether a file changed since it was last
+// read (Archive::getUniqueTag, isIdentical, File::open's return value); a UUID
+// derived from the rest of the file serves that purpose exactly, and makes
+// identical frames identical files. The header is: magic (8 bytes), file
+// format version, library major and minor version (uint32 each), the
+// has-grid-offsets flag (1 byte), then the UUID as 36 ASCII characters.
+constexpr std::size_t VDB_UUID_OFFSET = 8 + 3 * 4 + 1;
+constexpr std::size_t VDB_UUID_LENGTH = 36;
+
+// FNV-1a 64-bit, with `basis` as the offset basis (two bases give 128 bits).
+std::uint64_t fnv1a(const std::string& bytes, std::uint64_t basis) {
+  constexpr std::uint64_t PRIME = 0x100000001b3ULL;
+  for (const char c : bytes) {
+    basis ^= static_cast<unsigned char>(c);
+    basis *= PRIME;
+  }
+  return basis;
+}
+
+// Replaces the random UUID of the VDB file at `path` by one derived from the
+// file's other bytes: an RFC 9562 version-8 (custom) UUID, so readers that
+// parse it still accept it.
+void make_uuid_deterministic(const std::filesystem::path& path, const std::filesystem::path& target) {
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  std::ostringstream content;
+  content << file.rdbuf();
+  std::string bytes = content.str();
+  const auto is_uuid_char = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '-'; };
+  // Only touch a header that looks as expected: another OpenVDB version with
+  // another layout keeps its random UUID rather than getting a corrupt one.
+  if (bytes.size() < VDB_UUID_OFFSET + VDB_UUID_LENGTH ||
+      !std::all_of(bytes.begin() + VDB_UUID_OFFSET, bytes.begin() + VDB_UUID_OFFSET + VDB_UUID_LENGTH, is_uuid_char))
+    return;
+  std::string rest = bytes;
+  rest.erase(VDB_UUID_OFFSET, VDB_UUID_LENGTH);
+  constexpr std::uint64_t BASIS_HIGH = 0xcbf29ce484222325ULL, BASIS_LOW = 0x84222325cbf29ce4ULL;
+  std::uint64_t high = fnv1a(rest, BASIS_HIGH), low = fnv1a(rest, BASIS_LOW);
+  high = (high & ~0xf000ULL) | 0x8000ULL;                                // version 8
+  low = (low & ~(0xc000ULL << 48)) | (0x8000ULL << 48);                  // variant 10
+  char uuid[VDB_UUID_LENGTH + 1];
+  std::snprintf(uuid, sizeof uuid, "%08llx-%04llx-%04llx-%04llx-%012llx",
+                static_cast<unsigned long long>(high >> 32), static_cast<unsigned long long>((high >> 16) & 0xffff),
+                static_cast<unsigned long long>(high & 0xffff), static_cast<unsigned long long>(low >> 48),
+                static_cast<unsigned long long>(low & 0xffffffffffffULL));
+  file.seekp(static_cast<std::streamoff>(VDB_UUID_OFFSET));
+  file.write(uuid, VDB_UUID_LENGTH);
+  file.close();
+  if (!file) throw OutputError(ExitCode::io, "cannot write " + quote_path(target) + ": rewriting the file header failed");
+}
+
 }  // namespace
 
 void write_liquid_vdb(const std::filesystem::path& path, const Points& particles,
@@ -143,6 +202,7 @@ void write_liquid_vdb(const std::filesystem::path& path, const Points& particles
     } catch (const openvdb::Exception& e) {
       throw OutputError(ExitCode::io, "cannot write " + quote_path(path) + ": " + e.what());
     }
+    make_uuid_deterministic(temporary, path);
   });
 }
 

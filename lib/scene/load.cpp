@@ -439,6 +439,7 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
     out.get("liquid", scene.output.liquid);
     out.get("solids", scene.output.solids);
     out.get("checkpoint_every", scene.output.checkpoint_every, at_least(0));
+    out.get("checkpoint_keep", scene.output.checkpoint_keep, at_least(1));
     out.get("voxel_size", scene.output.voxel_size, positive_optional());
     out.finish();
   }
@@ -612,7 +613,8 @@ std::string to_json(const Scene& s) {
   j["output"] = {{"directory", s.output.directory},
                  {"liquid", s.output.liquid},
                  {"solids", s.output.solids},
-                 {"checkpoint_every", s.output.checkpoint_every}};
+                 {"checkpoint_every", s.output.checkpoint_every},
+                 {"checkpoint_keep", s.output.checkpoint_keep}};
   if (s.output.voxel_size) j["output"]["voxel_size"] = *s.output.voxel_size;
   return j.dump(2);
 }

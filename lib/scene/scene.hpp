@@ -115,6 +115,7 @@ struct Output {
   bool liquid = true;
   bool solids = true;
   int checkpoint_every = 10;           // frames; 0 = never
+  int checkpoint_keep = 2;             // checkpoints kept in the folder, the newest ones; >= 1
   std::optional<Real> voxel_size;      // liquid VDB [m]; default: half the grid cell
 };
 

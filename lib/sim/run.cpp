@@ -1,10 +1,19 @@
 #include "lib/sim/run.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <system_error>
 
+#include "lib/core/error.hpp"
 #include "lib/core/parallel.hpp"
 #include "lib/io/atomic.hpp"
 #include "lib/io/obj.hpp"
@@ -46,6 +55,41 @@ void write_frame(const SimState& state, const fs::path& dir) {
       io::write_obj(dir / numbered(b.name, state.frame, ".obj"), b.x, b.mesh.boundary);
 }
 
+// Whether every output file of the current frame exists. Files appear
+// atomically, so existing means complete.
+bool frame_on_disk(const SimState& state, const fs::path& dir) {
+  const scene::Output& out = state.scene.output;
+  std::error_code ec;
+  if (state.liquid && out.liquid && !fs::exists(dir / numbered("liquid", state.frame, ".vdb"), ec)) return false;
+  if (out.solids)
+    for (const solid::Body& b : state.solids)
+      if (!fs::exists(dir / numbered(b.name, state.frame, ".obj"), ec)) return false;
+  return true;
+}
+
+// Deletes the temporaries (io/atomic.hpp: `.<name>.tmp-<pid>-<n>`) a killed
+// run left in `dir`: SIGKILL or a power cut between creating one and renaming
+// it leaves it behind, and nothing else would ever remove it. Only those of
+// processes that no longer exist: a live writer's temporary is not stale.
+void remove_stale_temporaries(const fs::path& dir) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const std::size_t tag = name.rfind(".tmp-");
+    if (name.empty() || name[0] != '.' || tag == std::string::npos) continue;
+    const std::string rest = name.substr(tag + std::strlen(".tmp-"));
+    const std::size_t dash = rest.find('-');
+    constexpr std::size_t MAX_PID_DIGITS = 9;  // pid_t is 32-bit: longer is not our name
+    if (dash == 0 || dash == std::string::npos || dash > MAX_PID_DIGITS ||
+        !std::all_of(rest.begin(), rest.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '-'; }))
+      continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(rest.substr(0, dash)));
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    fs::remove(it->path(), ignored);
+  }
+}
+
 FrameStats empty_stats(const SimState& state) {
   FrameStats st;
   st.frame = state.frame;
@@ -72,35 +116,69 @@ Substep choose_substep(const SimState& state, Real remaining, int substeps_left)
   return {cfl_dt, false};
 }
 
-void run(SimState& state, const FrameCallback& on_frame) {
+void run(SimState& state, const FrameCallback& on_frame, const RunControl& control) {
   const scene::Scene& scene = state.scene;
   const fs::path dir = scene.output.directory;
   io::ensure_output_directory(dir);
+  remove_stale_temporaries(dir);
   io::write_text_atomically(dir / "run.json", run_record(state, threads()));
 
-  std::string stats_text;
+  checkpoint::Progress progress;
+  if (control.resumed) progress = *control.resumed;
+  else checkpoint::remove_all(dir);
+  const bool resumed = control.resumed != nullptr;
+  const int every = scene.output.checkpoint_every;
+
+  auto save = [&](bool mid_frame, const FrameStats& partial) {
+    progress.mid_frame = mid_frame;
+    progress.partial = mid_frame ? partial : FrameStats{};
+    return checkpoint::write(dir, state, progress, scene.output.checkpoint_keep);
+  };
+  auto stopped = [&] { return control.stop && *control.stop != 0; };
+  auto interrupted = [&](const fs::path& file) {
+    const int signal = *control.stop;
+    const char* name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGUSR1 ? "SIGUSR1" : nullptr;
+    char when[96];
+    std::snprintf(when, sizeof when, " at t = %.6g s (frame %d done)", state.time, state.frame);
+    return Error(ExitCode::temp_fail, std::string("interrupted by ") + (name ? name : "signal " + std::to_string(signal)) +
+                                          when + "; checkpoint " + file.string() + " written; continue with --resume");
+  };
+
   auto finish_frame = [&](FrameStats& st, Clock::time_point started) {
     const auto output_start = Clock::now();
-    write_frame(state, dir);
+    if (!resumed || control.rewrite_existing || !frame_on_disk(state, dir)) write_frame(state, dir);
     st.seconds[STAGE_OUTPUT] = std::chrono::duration<double>(Clock::now() - output_start).count();
     // The whole file is rewritten each frame: a reader never sees a partial line.
-    stats_text += stats_line(state, st) + "\n";
-    io::write_text_atomically(dir / "stats.jsonl", stats_text);
+    progress.stats += stats_line(state, st) + "\n";
+    io::write_text_atomically(dir / "stats.jsonl", progress.stats);
+    // After the frame's outputs: a checkpoint never refers to a frame that is
+    // not on disk. The last frame gets one too, so a run can be extended.
+    if (every > 0 && state.frame > 0 && (state.frame % every == 0 || state.frame == scene.time.frames))
+      save(false, {});
     if (on_frame)
       on_frame(FrameReport{state.frame, scene.time.frames, state.time, st.substeps,
                            std::chrono::duration<double>(Clock::now() - started).count()});
   };
 
-  {
+  if (!resumed) {
     FrameStats st = empty_stats(state);
     finish_frame(st, Clock::now());
   }
   const Real frame_dt = 1 / scene.time.fps;
   for (int frame = state.frame + 1; frame <= scene.time.frames; ++frame) {
+    if (stopped()) throw interrupted(save(progress.mid_frame, progress.partial));
     const auto started = Clock::now();
     const Real frame_end = frame * frame_dt;
     StageTimes times;
     FrameStats st = empty_stats(state);
+    if (progress.mid_frame) {
+      // Continue the frame a checkpoint interrupted: its substep count bounds
+      // the remaining substeps, its statistics go on accumulating.
+      st = progress.partial;
+      for (const auto& [stage, seconds] : st.seconds)
+        if (stage != STAGE_OUTPUT) times.add(stage, seconds);
+      progress.mid_frame = false;
+    }
     // Frame ends are computed from the frame number, not accumulated, so
     // round-off does not drift over long runs.
     while (frame_end - state.time > FRAME_END_SLACK * frame_dt) {
@@ -114,6 +192,10 @@ void run(SimState& state, const FrameCallback& on_frame) {
       }
       st.cfl_exceeded += sub.cfl_exceeded ? 1 : 0;
       ++st.substeps;
+      if (stopped() && frame_end - state.time > FRAME_END_SLACK * frame_dt) {
+        for (const auto& [stage, seconds] : times.seconds()) st.seconds[stage] = seconds;
+        throw interrupted(save(true, st));
+      }
     }
     state.frame = st.frame = frame;
     st.time = state.time;

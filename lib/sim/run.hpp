@@ -6,9 +6,23 @@
 //   liquid.NNNN.vdb       liquid level set (scenes with liquid, output.liquid)
 //   <solid>.NNNN.obj      each solid's deformed boundary surface (output.solids)
 //   stats.jsonl           one JSON object per frame (see stats.hpp)
+//   checkpoint.NNNN.bin   the state after frame NNNN (lib/checkpoint), every
+//                         output.checkpoint_every frames and at the last frame,
+//                         the newest output.checkpoint_keep kept
 // Frame 0 is the initial state; frames 1..time.frames follow.
+//
+// Stopping and resuming: when RunControl::stop becomes non-zero (a signal
+// handler sets it), the run finishes the substep under way, writes a
+// checkpoint of that state (mid-frame if need be: the state is consistent
+// after every substep) and throws Error(temp_fail = 75). A resumed run
+// (RunControl::resumed, from checkpoint::resume) continues from the restored
+// state exactly as the uninterrupted run would have: same substeps, same
+// output bytes. Every run first deletes the temporaries a killed run left in
+// the folder (hidden `.<name>.tmp-<pid>-<n>` files of processes that are gone).
+#include <csignal>
 #include <functional>
 
+#include "lib/checkpoint/checkpoint.hpp"
 #include "lib/sim/state.hpp"
 
 namespace fsicut::sim {
@@ -32,13 +46,28 @@ Substep choose_substep(const SimState& state, Real remaining, int substeps_left)
 
 using FrameCallback = std::function<void(const FrameReport&)>;
 
+struct RunControl {
+  // Polled after every substep and every frame; non-zero (the signal number,
+  // for the message) stops the run as described above.
+  const volatile std::sig_atomic_t* stop = nullptr;
+  // The loop state of a resumed run; nullptr starts at frame 0 (and deletes
+  // checkpoints of an earlier run in the folder).
+  const checkpoint::Progress* resumed = nullptr;
+  // Resumed runs simulate the frames past the checkpoint again but do not
+  // rewrite the ones whose output files all exist (they are the same bytes);
+  // true rewrites them (after --force, they came from another scene).
+  bool rewrite_existing = false;
+};
+
 // Runs state.scene.time.frames frames into state.scene.output.directory,
-// calling `on_frame` after each frame is on disk (frame 0 included).
+// calling `on_frame` after each frame is on disk (frame 0 included, except
+// when resuming).
 // Substeps: dt = min(remaining, cfl * dx / (max speed + sqrt(dx |g|))); a frame
 // never takes more than time.max_substeps substeps (past that dt grows beyond
 // the CFL limit, and the frame's stats count it under "cfl_exceeded").
 // Throws OutputError (73/74) when the folder or a file cannot be written,
-// SimulationError (70) when the simulation fails.
-void run(SimState& state, const FrameCallback& on_frame = {});
+// SimulationError (70) when the simulation fails, Error(temp_fail = 75) when
+// stopped (the message names the checkpoint).
+void run(SimState& state, const FrameCallback& on_frame = {}, const RunControl& control = {});
 
 }  // namespace fsicut::sim

@@ -1,0 +1,352 @@
+// Farm-ready runs through the fsicut executable: bit-identical output for the
+// same scene and thread count, resume after SIGKILL and after a signal (exit
+// 75) ending in the same files as an uninterrupted run, refusal of a changed
+// scene, output errors (DESIGN.md section 4, README "Checkpoints").
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/checkpoint/checkpoint.hpp"
+#include "tests/support.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using fsicut::test::ScratchDir;
+using json = nlohmann::json;
+
+namespace {
+
+// Every run uses 2 threads: bit-identity is promised per thread count.
+const char* THREADS = "2";
+// No single run of these scenes takes a minute; a hung child fails the test.
+constexpr double CHILD_TIMEOUT_SECONDS = 120;
+
+// A 16^3 dam break: several substeps per frame, so signals land mid-frame.
+const char* LIQUID_SCENE = R"({
+  "grid": { "resolution": [16, 16, 16], "cell_size": 0.0625 },
+  "time": { "fps": 10, "frames": 8 },
+  "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [0.375, 0.75, 1] } ] },
+  "output": { "checkpoint_every": 2 } })";
+// A soft block thrown against a wall.
+const char* SOLID_SCENE = R"({
+  "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 },
+  "time": { "fps": 30, "frames": 20, "max_substeps": 4 },
+  "solids": [ { "name": "block", "mesh": { "type": "box", "min": [0.25, 0.25, 0.25], "max": [0.75, 0.5, 0.5],
+                "cells": [8, 4, 4] }, "youngs_modulus": 2e4, "velocity": [2, 1, 0] } ],
+  "output": { "checkpoint_every": 3 } })";
+
+fs::path write_scene(const ScratchDir& dir, const std::string& name, const std::string& text) {
+  const fs::path p = dir / name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// A running fsicut with stdout and stderr in files beside `out`.
+class Child {
+ public:
+  Child(const fs::path& scene, const fs::path& out, std::vector<std::string> extra)
+      : log_((fs::temp_directory_path() /
+              ("fsicut-test-child-" + std::to_string(::getpid()) + "-" + std::to_string(count_++) + ".stderr"))
+                 .string()) {
+    std::vector<std::string> args = {fsicut::test::fsicut_exe().string(), scene.string(), "-o", out.string(), "-j",
+                                     THREADS};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    REQUIRE(rc == 0);
+  }
+  ~Child() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    std::error_code ec;
+    fs::remove(log_, ec);
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  void signal(int sig) { ::kill(pid_, sig); }
+  bool running() {
+    int status = 0;
+    if (pid_ <= 0) return false;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      return false;
+    }
+    return true;
+  }
+  // Exit code (128 + N when killed by signal N); -1 after the timeout.
+  int wait() {
+    const auto start = std::chrono::steady_clock::now();
+    while (running()) {
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > CHILD_TIMEOUT_SECONDS)
+        return -1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return code_;
+  }
+  std::string stderr_text() const { return fsicut::test::read_file(log_); }
+
+ private:
+  static inline int count_ = 0;
+  pid_t pid_ = -1;
+  int code_ = -1;
+  std::string log_;
+};
+
+struct Result {
+  int code;
+  std::string err;
+};
+
+Result run(const fs::path& scene, const fs::path& out, std::vector<std::string> extra = {}) {
+  Child c(scene, out, std::move(extra));
+  const int code = c.wait();
+  return {code, c.stderr_text()};
+}
+
+int stats_lines(const fs::path& out) {
+  std::ifstream in(out / "stats.jsonl");
+  int n = 0;
+  for (std::string line; std::getline(in, line);) n += line.empty() ? 0 : 1;
+  return n;
+}
+
+// Waits until stats.jsonl has `lines` lines (or the child ended).
+void wait_for_frames(Child& c, const fs::path& out, int lines) {
+  const auto start = std::chrono::steady_clock::now();
+  while (c.running() && stats_lines(out) < lines &&
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < CHILD_TIMEOUT_SECONDS)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+}
+
+// stats.jsonl without the wall-clock `seconds` of each line.
+std::vector<json> stats_without_seconds(const fs::path& out) {
+  std::vector<json> lines;
+  std::ifstream in(out / "stats.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    json j = json::parse(line);
+    j.erase("seconds");
+    lines.push_back(j);
+  }
+  return lines;
+}
+
+// Frame files (VDB, OBJ) of `out`, by name.
+std::vector<std::string> frame_files(const fs::path& out) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(out)) {
+    const std::string n = e.path().filename().string();
+    if (e.path().extension() == ".vdb" || e.path().extension() == ".obj") names.push_back(n);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The two output folders hold the same frames, byte for byte, and the same
+// statistics apart from wall-clock seconds.
+void check_same_output(const fs::path& a, const fs::path& b) {
+  const std::vector<std::string> files = frame_files(a);
+  CHECK(!files.empty());
+  CHECK(files == frame_files(b));
+  for (const std::string& f : files)
+    CHECK_MESSAGE(fsicut::test::read_file(a / f) == fsicut::test::read_file(b / f), f << " differs");
+  CHECK(stats_without_seconds(a) == stats_without_seconds(b));
+  for (const auto& e : fs::directory_iterator(b)) CHECK_MESSAGE(e.path().filename().string()[0] != '.', e.path());
+}
+
+// One uninterrupted reference run per scene, shared by the tests below.
+const fs::path& reference(const char* which) {
+  static ScratchDir dir("resume-ref");
+  static std::map<std::string, fs::path> done;
+  auto it = done.find(which);
+  if (it != done.end()) return it->second;
+  const std::string text = std::string(which) == "liquid" ? LIQUID_SCENE : SOLID_SCENE;
+  const fs::path scene = write_scene(dir, std::string(which) + ".json", text);
+  const fs::path out = dir / which;
+  const Result r = run(scene, out, {"-q"});
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  return done[which] = out;
+}
+
+}  // namespace
+
+TEST_SUITE("app") {
+
+TEST_CASE("the same scene and thread count give bit-identical files") {
+  ScratchDir dir("resume");
+  const fs::path scene = write_scene(dir, "liquid.json", LIQUID_SCENE);
+  const Result r = run(scene, dir / "again", {"-q"});
+  REQUIRE(r.code == 0);
+  check_same_output(reference("liquid"), dir / "again");
+  const fs::path solid = write_scene(dir, "solid.json", SOLID_SCENE);
+  REQUIRE(run(solid, dir / "solid", {"-q"}).code == 0);
+  check_same_output(reference("solid"), dir / "solid");
+}
+
+TEST_CASE("a run killed with SIGKILL at a random point and resumed ends bit-identical") {
+  ScratchDir dir("resume");
+  std::mt19937 rng(std::random_device{}());
+  for (const char* which : {"liquid", "solid"}) {
+    CAPTURE(which);
+    const fs::path scene = write_scene(dir, std::string(which) + ".json",
+                                       std::string(which) == "liquid" ? LIQUID_SCENE : SOLID_SCENE);
+    const fs::path out = dir / which;
+    const int frames = std::string(which) == "liquid" ? 8 : 20;
+    // Killed after 3..frames-1 frame lines are on disk, plus a random delay.
+    const int lines = 3 + static_cast<int>(rng() % (frames - 3));
+    const int delay_ms = static_cast<int>(rng() % 50);
+    MESSAGE(which << ": SIGKILL after " << lines << " stats lines + " << delay_ms << " ms");
+    {
+      Child c(scene, out, {"-q"});
+      wait_for_frames(c, out, lines);
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      c.signal(SIGKILL);
+      c.wait();
+    }
+    const Result r = run(scene, out, {"--resume"});
+    MESSAGE(r.err);
+    REQUIRE(r.code == 0);
+    check_same_output(reference(which), out);
+  }
+}
+
+TEST_CASE("SIGTERM, SIGINT and SIGUSR1: checkpoint, exit 75 with a message, resume ends bit-identical") {
+  ScratchDir dir("resume");
+  const fs::path scene = write_scene(dir, "liquid.json", LIQUID_SCENE);
+  const fs::path solid = write_scene(dir, "solid.json", SOLID_SCENE);
+  int mid_frame = 0;
+  for (const auto& [sig, which] : {std::pair{SIGTERM, "liquid"}, std::pair{SIGUSR1, "liquid"}, std::pair{SIGINT, "solid"}}) {
+    CAPTURE(sig);
+    const fs::path out = dir / ("sig" + std::to_string(sig));
+    const fs::path& file = std::string(which) == "liquid" ? scene : solid;
+    {
+      // The signal lands about half a frame after frame 2 is on disk, so
+      // usually inside frame 3 (a mid-frame checkpoint).
+      Child c(file, out, {"-q"});
+      wait_for_frames(c, out, 2);
+      const auto frame_1 = std::chrono::steady_clock::now();
+      wait_for_frames(c, out, 3);
+      std::this_thread::sleep_for((std::chrono::steady_clock::now() - frame_1) / 2);
+      c.signal(sig);
+      const int code = c.wait();
+      const std::string err = c.stderr_text();
+      MESSAGE(err);
+      REQUIRE(code == 75);
+      CHECK(contains(err, "interrupted by SIG"));
+      CHECK(contains(err, "checkpoint.0"));
+      CHECK(contains(err, "--resume"));
+    }
+    const auto files = fsicut::checkpoint::list(out);
+    REQUIRE(!files.empty());
+    const auto info = fsicut::checkpoint::inspect(fsicut::checkpoint::read_bytes(files[0]), files[0].string());
+    mid_frame += info.mid_frame ? 1 : 0;
+    const Result r = run(file, out, {"--resume"});
+    MESSAGE(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(contains(r.err, "resuming from"));
+    check_same_output(reference(which), out);
+  }
+  MESSAGE(mid_frame << " of 3 interruptions landed inside a frame");
+}
+
+TEST_CASE("--resume refuses a changed scene with exit 65 naming the keys; --force continues") {
+  ScratchDir dir("resume");
+  const fs::path scene = write_scene(dir, "solid.json", SOLID_SCENE);
+  const fs::path out = dir / "out";
+  REQUIRE(run(scene, out, {"-q", "--frames", "6"}).code == 0);
+  const std::string before = fsicut::test::read_file(out / "block.0006.obj");
+
+  const Result refused = run(scene, out, {"--resume", "--set", "/solids/0/youngs_modulus=3e4"});
+  MESSAGE(refused.err);
+  CHECK(refused.code == 65);
+  CHECK(contains(refused.err, "the scene changed since"));
+  CHECK(contains(refused.err, "/solids/0/youngs_modulus: 20000.0 -> 30000.0"));
+  CHECK(contains(refused.err, "--force"));
+  CHECK(fsicut::test::read_file(out / "block.0006.obj") == before);
+
+  // More frames and another checkpoint interval are not scene changes.
+  const Result extended = run(scene, out, {"--resume", "--frames", "9", "--checkpoint-every", "1", "-q"});
+  CHECK(extended.code == 0);
+  CHECK(stats_lines(out) == 10);
+
+  const Result forced = run(scene, out, {"--resume", "--force", "--frames", "12", "--set", "/solids/0/youngs_modulus=3e4"});
+  MESSAGE(forced.err);
+  CHECK(forced.code == 0);
+  CHECK(contains(forced.err, "/solids/0/youngs_modulus"));
+  CHECK(stats_lines(out) == 13);
+  // --force alone is a usage error: it only qualifies --resume.
+  CHECK(run(scene, dir / "x", {"--force"}).code == 64);
+}
+
+TEST_CASE("--resume without a checkpoint starts at frame 0 and says so") {
+  ScratchDir dir("resume");
+  const fs::path scene = write_scene(dir, "solid.json", SOLID_SCENE);
+  const Result r = run(scene, dir / "out", {"--resume", "--frames", "2"});
+  CHECK(r.code == 0);
+  CHECK(contains(r.err, "no usable checkpoint"));
+  CHECK(stats_lines(dir / "out") == 3);
+}
+
+TEST_CASE("an unwritable output folder exits 73; a full disk exits 74 and leaves no partial file") {
+  ScratchDir dir("resume");
+  const fs::path scene = write_scene(dir, "liquid.json", LIQUID_SCENE);
+  std::ofstream(dir / "file") << "x";
+  const Result r = run(scene, dir / "file" / "out", {"-q"});
+  CHECK(r.code == 73);
+  CHECK(contains(r.err, "file/out"));
+
+  // A file system too small for the run: needs root and tmpfs.
+  const fs::path small = dir / "small";
+  fs::create_directories(small);
+  constexpr const char* SMALL_SIZE = "size=96k";
+  if (::mount("tmpfs", small.c_str(), "tmpfs", 0, SMALL_SIZE) != 0) {
+    MESSAGE("skipping the full-disk case: cannot mount a small tmpfs here (needs root)");
+    return;
+  }
+  const Result full = run(scene, small / "out", {"-q"});
+  MESSAGE(full.err);
+  CHECK(full.code == 74);
+  CHECK(contains(full.err, "cannot write"));
+  for (const auto& e : fs::directory_iterator(small / "out")) {
+    const std::string name = e.path().filename().string();
+    CHECK_MESSAGE(name[0] != '.', "temporary left behind: " << name);
+    if (e.path().extension() == ".bin")
+      CHECK_NOTHROW(fsicut::checkpoint::inspect(fsicut::checkpoint::read_bytes(e.path()), name));
+  }
+  ::umount(small.c_str());
+}
+
+}  // TEST_SUITE

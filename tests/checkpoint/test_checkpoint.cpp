@@ -1,0 +1,304 @@
+// Checkpoints (lib/checkpoint): a round trip restores every stored member bit
+// for bit, damaged files are detected and skipped, scene changes are named,
+// old checkpoints are pruned.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "lib/checkpoint/checkpoint.hpp"
+#include "lib/core/timer.hpp"
+#include "lib/scene/load.hpp"
+#include "lib/sim/run.hpp"
+#include "lib/sim/step.hpp"
+#include "tests/support.hpp"
+
+namespace fs = std::filesystem;
+using namespace fsicut;
+using test::ScratchDir;
+
+namespace {
+
+// A small dam break (16^3 cells) and a small soft block, each a few substeps in.
+const char* LIQUID_SCENE = R"({
+  "grid": { "resolution": [16, 16, 16], "cell_size": 0.0625 },
+  "time": { "frames": 4 },
+  "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [0.375, 0.75, 1] } ] } })";
+const char* SOLID_SCENE = R"({
+  "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 },
+  "time": { "frames": 4 },
+  "solids": [ { "name": "block", "mesh": { "type": "box", "min": [0.25, 0.25, 0.25], "max": [0.75, 0.5, 0.5],
+                "cells": [4, 2, 2] }, "youngs_modulus": 2e4, "velocity": [0.5, 1, 0] } ] })";
+
+sim::SimState build(const char* text, const fs::path& out) {
+  scene::Scene s = scene::parse_scene(text, "test.json", out.string());
+  s.output.directory = out.string();
+  return sim::build_state(s);
+}
+
+void advance(sim::SimState& state, int substeps, Real dt) {
+  StageTimes times;
+  for (int i = 0; i < substeps; ++i) sim::step(state, dt, times);
+}
+
+template <class T>
+bool same_bits(const grid::Array3<T>& a, const grid::Array3<T>& b) {
+  return a.size() == b.size() && std::equal(a.data().begin(), a.data().end(), b.data().begin(), [](T x, T y) {
+           return std::memcmp(&x, &y, sizeof x) == 0;
+         });
+}
+
+bool same_bits(const Points& a, const Points& b) {
+  return a.cols() == b.cols() && std::memcmp(a.data(), b.data(), sizeof(Real) * a.size()) == 0;
+}
+
+checkpoint::Progress some_progress() {
+  checkpoint::Progress p;
+  p.stats = "{\"frame\":0}\n{\"frame\":1}\n";
+  p.mid_frame = true;
+  p.partial.frame = 1;
+  p.partial.substeps = 3;
+  p.partial.cfl_exceeded = 1;
+  p.partial.solves = 3;
+  p.partial.solver = {true, 17, 3.5e-11, 1e-13, 1234};
+  p.partial.seconds = {{"advection", 0.25}, {"projection", 1.5}};
+  return p;
+}
+
+}  // namespace
+
+TEST_SUITE("checkpoint") {
+
+TEST_CASE("a liquid state survives the round trip bit for bit, and the next step is identical") {
+  ScratchDir dir("checkpoint");
+  sim::SimState a = build(LIQUID_SCENE, dir.path());
+  advance(a, 3, 0.01);
+  const std::string bytes = checkpoint::encode(a, some_progress());
+
+  sim::SimState b = build(LIQUID_SCENE, dir.path());
+  checkpoint::Progress p;
+  checkpoint::restore(bytes, "mem", b, p);
+  CHECK(b.time == a.time);
+  CHECK(b.frame == a.frame);
+  const fluid::Liquid &la = *a.liquid, &lb = *b.liquid;
+  CHECK(same_bits(la.markers, lb.markers));
+  for (int d = 0; d < 3; ++d) {
+    CHECK(same_bits(la.velocity[d], lb.velocity[d]));
+    CHECK(same_bits(la.fractions[d], lb.fractions[d]));
+    CHECK(same_bits(la.valid[d], lb.valid[d]));
+  }
+  CHECK(same_bits(la.pressure, lb.pressure));
+  CHECK(same_bits(la.liquid_phi, lb.liquid_phi));
+  CHECK(same_bits(la.static_phi, lb.static_phi));
+  CHECK(same_bits(la.solid_phi, lb.solid_phi));
+  CHECK(p.stats == some_progress().stats);
+  CHECK(p.mid_frame);
+  CHECK(p.partial.substeps == 3);
+  CHECK(p.partial.solver.iterations == 17);
+  CHECK(p.partial.seconds.at("projection") == 1.5);
+  // Encoding the restored state gives the same bytes.
+  CHECK(checkpoint::encode(b, p) == bytes);
+
+  advance(a, 2, 0.01);
+  advance(b, 2, 0.01);
+  CHECK(same_bits(la.markers, lb.markers));
+  for (int d = 0; d < 3; ++d) CHECK(same_bits(la.velocity[d], lb.velocity[d]));
+  CHECK(same_bits(la.pressure, lb.pressure));
+}
+
+TEST_CASE("a solid state survives the round trip; rotations are recomputed and the next step is identical") {
+  ScratchDir dir("checkpoint");
+  sim::SimState a = build(SOLID_SCENE, dir.path());
+  advance(a, 4, 0.01);
+  const std::string bytes = checkpoint::encode(a, {});
+  sim::SimState b = build(SOLID_SCENE, dir.path());
+  checkpoint::Progress p;
+  checkpoint::restore(bytes, "mem", b, p);
+  REQUIRE(b.solids.size() == 1);
+  CHECK(same_bits(a.solids[0].x, b.solids[0].x));
+  CHECK(same_bits(a.solids[0].v, b.solids[0].v));
+  for (Index t = 0; t < a.solids[0].num_tets(); ++t) CHECK(a.solids[0].R[t] == b.solids[0].R[t]);
+  advance(a, 3, 0.01);
+  advance(b, 3, 0.01);
+  CHECK(same_bits(a.solids[0].x, b.solids[0].x));
+  CHECK(same_bits(a.solids[0].v, b.solids[0].v));
+}
+
+// Members are listed in checkpoint.cpp as stored or derived. A new member
+// changes the struct's size: decide whether it is state, update checkpoint.cpp
+// (and FORMAT_VERSION), then the sizes here. Sizes are those of x86-64 with
+// libstdc++, where CI runs.
+TEST_CASE("the checkpointed structs have the members checkpoint.cpp lists") {
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+  CHECK_MESSAGE(sizeof(fluid::Liquid) == 808, "fluid::Liquid changed: update lib/checkpoint/checkpoint.cpp");
+  CHECK_MESSAGE(sizeof(solid::Body) == 384, "solid::Body changed: update lib/checkpoint/checkpoint.cpp");
+  CHECK_MESSAGE(sizeof(sim::SimState) == 1312, "sim::SimState changed: update lib/checkpoint/checkpoint.cpp");
+  CHECK_MESSAGE(sizeof(sim::FrameStats) == 112, "sim::FrameStats changed: update lib/checkpoint/checkpoint.cpp");
+#else
+  MESSAGE("struct sizes are only recorded for x86-64 with libstdc++");
+#endif
+}
+
+TEST_CASE("truncated, corrupted and foreign files are rejected with the reason") {
+  ScratchDir dir("checkpoint");
+  sim::SimState a = build(SOLID_SCENE, dir.path());
+  const std::string bytes = checkpoint::encode(a, some_progress());
+  CHECK(checkpoint::inspect(bytes, "ok").frame == 0);
+
+  test::require_error<checkpoint::CorruptError>([&] { checkpoint::inspect(bytes.substr(0, bytes.size() - 1), "f"); },
+                                                {"f: ", "truncated"});
+  test::require_error<checkpoint::CorruptError>([&] { checkpoint::inspect(bytes.substr(0, 10), "f"); }, {"truncated"});
+  std::string flipped = bytes;
+  flipped[bytes.size() / 2] ^= 0x10;
+  test::require_error<checkpoint::CorruptError>([&] { checkpoint::inspect(flipped, "f"); }, {"checksum"});
+  std::string foreign = bytes;
+  foreign[0] = 'X';
+  test::require_error<checkpoint::CorruptError>([&] { checkpoint::inspect(foreign, "f"); }, {"not an fsicut checkpoint"});
+  std::string future = bytes;
+  future[8] = 99;
+  test::require_error<checkpoint::CorruptError>([&] { checkpoint::inspect(future, "f"); }, {"format version 99"});
+}
+
+TEST_CASE("resume skips a damaged newest checkpoint, restores the previous one, deletes the damaged one") {
+  ScratchDir dir("checkpoint");
+  sim::SimState a = build(SOLID_SCENE, dir.path());
+  advance(a, 2, 0.01);
+  a.frame = 1;
+  checkpoint::write(dir.path(), a, {}, 3);
+  const Points x1 = a.solids[0].x;
+  advance(a, 2, 0.01);
+  a.frame = 2;
+  const fs::path newest = checkpoint::write(dir.path(), a, {}, 3);
+  fs::resize_file(newest, fs::file_size(newest) - 100);
+
+  sim::SimState b = build(SOLID_SCENE, dir.path());
+  checkpoint::Progress p;
+  const auto r = checkpoint::resume(dir.path(), b, p, false);
+  REQUIRE(r);
+  CHECK(r->file == checkpoint::file_name(dir.path(), 1));
+  CHECK(b.frame == 1);
+  CHECK(same_bits(b.solids[0].x, x1));
+  CHECK_FALSE(fs::exists(newest));
+}
+
+TEST_CASE("no checkpoint: resume says so and leaves the state alone") {
+  ScratchDir dir("checkpoint");
+  sim::SimState b = build(SOLID_SCENE, dir.path());
+  const Points x0 = b.solids[0].x;
+  checkpoint::Progress p;
+  CHECK_FALSE(checkpoint::resume(dir.path(), b, p, false));
+  CHECK(same_bits(b.solids[0].x, x0));
+}
+
+TEST_CASE("a changed scene is refused naming the keys, unless forced; frames and folder may change") {
+  ScratchDir dir("checkpoint");
+  sim::SimState a = build(SOLID_SCENE, dir.path());
+  a.frame = 2;
+  checkpoint::write(dir.path(), a, {}, 2);
+
+  sim::SimState same = build(SOLID_SCENE, dir.path());
+  same.scene.time.frames = 40;
+  same.scene.output.checkpoint_every = 3;
+  checkpoint::Progress p;
+  CHECK(checkpoint::resume(dir.path(), same, p, false));
+
+  sim::SimState changed = build(SOLID_SCENE, dir.path());
+  changed.scene.gravity = Vec3(0, -5, 0);
+  changed.scene.solids[0].density = 800;
+  const std::string what = test::require_error<Error>(
+      [&] { checkpoint::resume(dir.path(), changed, p, false); },
+      {"the scene changed since", "/gravity: [0.0,-9.81,0.0] -> [0.0,-5.0,0.0]", "/solids/0/density: 1000.0 -> 800.0",
+       "--force"});
+  try {
+    checkpoint::resume(dir.path(), changed, p, false);
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::data);
+  }
+  CHECK(checkpoint::resume(dir.path(), changed, p, true));
+  CHECK(changed.frame == 2);
+}
+
+TEST_CASE("a checkpoint from another grid or other solids does not fit, even forced") {
+  ScratchDir dir("checkpoint");
+  sim::SimState a = build(SOLID_SCENE, dir.path());
+  checkpoint::write(dir.path(), a, {}, 2);
+  sim::SimState liquid = build(LIQUID_SCENE, dir.path());
+  checkpoint::Progress p;
+  test::require_error<Error>([&] { checkpoint::resume(dir.path(), liquid, p, true); }, {"does not fit this scene"});
+}
+
+TEST_CASE("only the newest checkpoint_keep checkpoints are kept; files are checkpoint.NNNN.bin") {
+  ScratchDir dir("checkpoint");
+  sim::SimState a = build(SOLID_SCENE, dir.path());
+  for (int f = 1; f <= 5; ++f) {
+    a.frame = f;
+    checkpoint::write(dir.path(), a, {}, 2);
+  }
+  const auto files = checkpoint::list(dir.path());
+  REQUIRE(files.size() == 2);
+  CHECK(files[0].filename() == "checkpoint.0005.bin");
+  CHECK(files[1].filename() == "checkpoint.0004.bin");
+  // Nothing else is left in the folder (no temporaries).
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(dir.path())) entries += e.is_regular_file() ? 1 : 0;
+  CHECK(entries == 2);
+}
+
+TEST_CASE("a stopped run checkpoints, throws temp_fail, and its resume writes the same frames") {
+  // The flag is raised after frame 1 is on disk: the run stops before the
+  // first substep of frame 2. (Stops inside a frame: tests/app/test_resume.)
+  ScratchDir dir("checkpoint");
+  const fs::path ref = dir / "ref", cut = dir / "cut";
+  sim::SimState r = build(LIQUID_SCENE, ref);
+  sim::run(r);
+
+  sim::SimState s = build(LIQUID_SCENE, cut);
+  volatile std::sig_atomic_t stop = 0;
+  sim::RunControl control;
+  control.stop = &stop;
+  try {
+    sim::run(s, [&](const sim::FrameReport& f) { if (f.frame == 1) stop = SIGTERM; }, control);
+    FAIL("not interrupted");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::temp_fail);
+    CHECK(std::string(e.what()).find("SIGTERM") != std::string::npos);
+  }
+  sim::SimState t = build(LIQUID_SCENE, cut);
+  checkpoint::Progress p;
+  REQUIRE(checkpoint::resume(cut, t, p, false));
+  CHECK(t.frame == 1);
+  sim::RunControl resumed;
+  resumed.resumed = &p;
+  sim::run(t, {}, resumed);
+  for (int f = 0; f <= 4; ++f) {
+    const std::string name = "liquid.000" + std::to_string(f) + ".vdb";
+    CHECK_MESSAGE(test::read_file(ref / name) == test::read_file(cut / name), name);
+  }
+}
+
+// Not a timing assertion: prints the numbers the README quotes.
+TEST_CASE("the default scene's checkpoint: size and write time") {
+  ScratchDir dir("checkpoint");
+  scene::Scene s = scene::load_scene((test::source_dir() / "scenes/dam_break.json").string());
+  s.output.directory = dir.path().string();
+  sim::SimState state = sim::build_state(s);
+  checkpoint::Progress p;
+  p.stats = std::string(30 * 400, 'x');  // about 30 frames of stats lines
+  const auto start = std::chrono::steady_clock::now();
+  const fs::path file = checkpoint::write(dir.path(), state, p, 2);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  MESSAGE("scenes/dam_break.json (" << s.grid.resolution.transpose() << ", " << state.liquid->markers.cols()
+                                    << " particles): checkpoint " << fs::file_size(file) << " bytes, written in "
+                                    << seconds << " s");
+  sim::SimState back = sim::build_state(s);
+  checkpoint::Progress q;
+  checkpoint::restore(checkpoint::read_bytes(file), file.string(), back, q);
+  CHECK(same_bits(back.liquid->markers, state.liquid->markers));
+}
+
+}  // TEST_SUITE
