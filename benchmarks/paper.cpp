@@ -1,0 +1,317 @@
+// The measurements behind scripts/paper-tables (Zarifi & Batty 2017, Table 2
+// and the stability assessment of Sec. 8). Prints one JSON object.
+//
+//   fsicut_bench_paper matrices SCENE STEPS [--cond-every K] [--set /pointer=value ...]
+//     Runs STEPS substeps of the scene (CFL substeps, frame by frame) and, on
+//     every substep's coupled system, builds the indefinite matrix (19) and the
+//     SPD matrix (33), counts their nonzeros, times solve_indefinite
+//     (BiCGSTAB + ILU) and solve_spd (incomplete-Cholesky PCG) from a zero
+//     guess at the scene's tolerance, and on every K-th system (default 1)
+//     estimates both condition numbers.
+//
+//   fsicut_bench_paper stability SCENE [--set /pointer=value ...]
+//     Runs the scene's frames and reports whether it completed, the worst tet
+//     distortion seen and where the solids ended up.
+//
+// Condition numbers: both matrices are symmetric, so the 2-norm condition
+// number (MATLAB's cond, which the paper used) is max|lambda| / min|lambda|.
+// max|lambda| comes from power iteration on A^2 (A^2 has no +-lambda pairs to
+// stall it), min|lambda| from power iteration on A^-2 with a sparse LDL^T
+// factorization (both matrices are quasi-definite or definite, so LDL^T exists
+// without pivoting; SparseLU is the fallback). Both iterate until the Rayleigh
+// quotient changes by less than COND_TOLERANCE.
+// (19) is in SI units (fluid rows [m^3/s], solid rows [N]) while (33) is in
+// the variables (p, v / alpha); the indefinite matrix is also reported in
+// those variables, diag(1, alpha) (19) diag(1, alpha), the same system scaled
+// the way (33) is, so the two condition numbers compare like with like.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseLU>
+
+#include "lib/core/error.hpp"
+#include "lib/core/parallel.hpp"
+#include "lib/coupling/coupled_projection.hpp"
+#include "lib/scene/load.hpp"
+#include "lib/sim/run.hpp"
+#include "lib/sim/step.hpp"
+#include "lib/solid/body.hpp"
+
+namespace {
+
+using fsicut::Real;
+using fsicut::coupling::CoupledSettings;
+using fsicut::coupling::CoupledSystem;
+using fsicut::linsolve::SparseMatrix;
+using fsicut::linsolve::Vector;
+using ColMatrix = Eigen::SparseMatrix<Real, Eigen::ColMajor, int>;
+
+constexpr double COND_TOLERANCE = 1e-6;
+constexpr int COND_MAX_ITERATIONS = 500;
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+long nonzeros(const SparseMatrix& A) {
+  long n = 0;
+  for (int k = 0; k < A.outerSize(); ++k)
+    for (SparseMatrix::InnerIterator it(A, k); it; ++it) n += it.value() != 0;
+  return n;
+}
+
+// Power iteration for the largest eigenvalue of the SPD operator `apply`
+// (a deterministic, non-special start vector).
+template <class Apply>
+double power(int n, const Apply& apply) {
+  Vector x(n);
+  for (int i = 0; i < n; ++i) x[i] = 1 + 0.5 * std::sin(0.7 * i);
+  x.normalize();
+  double lambda = 0;
+  for (int it = 0; it < COND_MAX_ITERATIONS; ++it) {
+    const Vector y = apply(x);
+    const double next = x.dot(y);
+    x = y / y.norm();
+    if (std::abs(next - lambda) <= COND_TOLERANCE * std::abs(next)) return next;
+    lambda = next;
+  }
+  return lambda;
+}
+
+template <class Solver>
+double smallest(const SparseMatrix& A, Solver& solver) {
+  const double inv2 = power(A.rows(), [&](const Vector& x) { return Vector(solver.solve(Vector(solver.solve(x)))); });
+  return 1 / std::sqrt(inv2);
+}
+
+// log10 of max|lambda| / min|lambda| of symmetric A; NaN when A is singular.
+double log10_condition(const SparseMatrix& A) {
+  const double largest = std::sqrt(power(A.rows(), [&](const Vector& x) { return Vector(A * Vector(A * x)); }));
+  const ColMatrix Ac = A;
+  Eigen::SimplicialLDLT<ColMatrix> ldlt(Ac);
+  if (ldlt.info() == Eigen::Success) return std::log10(largest / smallest(A, ldlt));
+  Eigen::SparseLU<ColMatrix> lu;
+  lu.compute(Ac);
+  if (lu.info() != Eigen::Success) return std::nan("");
+  return std::log10(largest / smallest(A, lu));
+}
+
+struct Parsed {
+  std::string scene;
+  std::vector<fsicut::scene::Override> overrides;
+  std::vector<std::string> rest;
+  int cond_every = 1;
+};
+
+Parsed parse(int argc, char** argv) {
+  Parsed p;
+  p.scene = argv[2];
+  for (int i = 3; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--set" && i + 1 < argc) p.overrides.push_back(fsicut::scene::parse_override(argv[++i]));
+    else if (a == "--cond-every" && i + 1 < argc) p.cond_every = std::max(1, std::atoi(argv[++i]));
+    else p.rest.push_back(a);
+  }
+  return p;
+}
+
+CoupledSettings settings_of(const fsicut::scene::Scene& scene) {
+  CoupledSettings s;
+  s.sigma = scene.coupling.sigma;
+  if (scene.coupling.alpha_auto) s.alpha.reset();
+  else s.alpha = scene.coupling.alpha;
+  s.tolerance = scene.coupling.tolerance;
+  s.max_iterations = scene.coupling.max_iterations;
+  return s;
+}
+
+struct Sample {
+  int cells = 0, dofs = 0;
+  long nnz_indefinite = 0, nnz_spd = 0;
+  double cond_indefinite = std::nan(""), cond_scaled = std::nan(""), cond_spd = std::nan("");
+  double seconds_indefinite = 0, seconds_spd = 0;
+  int iterations_indefinite = 0, iterations_spd = 0;
+  double residual_indefinite = 0, residual_spd = 0;
+  bool converged_indefinite = false, converged_spd = false;
+};
+
+void print_num(const char* key, double v, const char* sep = ", ") {
+  if (std::isfinite(v)) std::printf("\"%s\": %.9g%s", key, v, sep);
+  else std::printf("\"%s\": null%s", key, sep);
+}
+
+int matrices(const Parsed& p) {
+  const int steps = p.rest.empty() ? 10 : std::atoi(p.rest[0].c_str());
+  fsicut::sim::SimState state = fsicut::sim::build_state(fsicut::scene::load_scene(p.scene, p.overrides));
+  const CoupledSettings settings = settings_of(state.scene);
+  std::vector<Sample> samples;
+  int systems = 0;
+  const auto observe = [&](const CoupledSystem& sys) {
+    Sample s;
+    s.cells = sys.cells();
+    s.dofs = sys.dofs();
+    const SparseMatrix indefinite = fsicut::coupling::indefinite_matrix(sys);
+    const fsicut::coupling::SpdSystem spd = fsicut::coupling::spd_system(sys, settings);
+    s.nnz_indefinite = nonzeros(indefinite);
+    s.nnz_spd = nonzeros(spd.matrix);
+    if (systems++ % p.cond_every == 0) {
+      s.cond_indefinite = log10_condition(indefinite);
+      Vector d = Vector::Ones(sys.cells() + sys.dofs());
+      d.tail(sys.dofs()).setConstant(spd.alpha);
+      const SparseMatrix scaled = d.asDiagonal() * indefinite * d.asDiagonal();
+      s.cond_scaled = log10_condition(scaled);
+      s.cond_spd = log10_condition(spd.matrix);
+    }
+    double t = now();
+    const auto a = fsicut::coupling::solve_indefinite(sys, settings, {});
+    s.seconds_indefinite = now() - t;
+    t = now();
+    const auto b = fsicut::coupling::solve_spd(sys, settings, {});
+    s.seconds_spd = now() - t;
+    s.iterations_indefinite = a.report.iterations;
+    s.iterations_spd = b.report.iterations;
+    s.residual_indefinite = a.report.relative_residual;
+    s.residual_spd = b.report.relative_residual;
+    s.converged_indefinite = a.report.converged;
+    s.converged_spd = b.report.converged;
+    samples.push_back(s);
+  };
+  const Real frame_dt = 1 / state.scene.time.fps;
+  int done = 0;
+  while (done < steps) {
+    Real remaining = frame_dt;
+    for (int k = 0; k < state.scene.time.max_substeps && remaining > 0 && done < steps; ++k, ++done) {
+      const auto sub = fsicut::sim::choose_substep(state, remaining, state.scene.time.max_substeps - k);
+      fsicut::StageTimes times;
+      fsicut::sim::step(state, sub.dt, times, observe);
+      remaining -= sub.dt;
+    }
+  }
+
+  std::printf("{\"scene\": \"%s\", \"threads\": %d, \"steps\": %d, \"systems\": %zu, ", p.scene.c_str(),
+              fsicut::threads(), steps, samples.size());
+  const auto& g = state.scene.grid.resolution;
+  std::printf("\"grid\": [%d, %d, %d], \"tolerance\": %g, ", g[0], g[1], g[2], settings.tolerance);
+  long nodes = 0, tets = 0;
+  for (const auto& b : state.solids) {
+    nodes += b.num_nodes();
+    tets += b.num_tets();
+  }
+  std::printf("\"nodes\": %ld, \"tets\": %ld, \"samples\": [", nodes, tets);
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const Sample& s = samples[i];
+    std::printf("%s{\"cells\": %d, \"dofs\": %d, \"nnz_indefinite\": %ld, \"nnz_spd\": %ld, ", i ? ", " : "",
+                s.cells, s.dofs, s.nnz_indefinite, s.nnz_spd);
+    print_num("log10_cond_indefinite", s.cond_indefinite);
+    print_num("log10_cond_indefinite_scaled", s.cond_scaled);
+    print_num("log10_cond_spd", s.cond_spd);
+    std::printf("\"seconds_indefinite\": %.6g, \"seconds_spd\": %.6g, \"iterations_indefinite\": %d, "
+                "\"iterations_spd\": %d, \"residual_indefinite\": %.3g, \"residual_spd\": %.3g, "
+                "\"converged_indefinite\": %s, \"converged_spd\": %s}",
+                s.seconds_indefinite, s.seconds_spd, s.iterations_indefinite, s.iterations_spd,
+                s.residual_indefinite, s.residual_spd, s.converged_indefinite ? "true" : "false",
+                s.converged_spd ? "true" : "false");
+  }
+  std::printf("]}\n");
+  return 0;
+}
+
+struct Distortion {
+  double min_volume_ratio = 1;  // smallest det F over tets and time (< 0: inverted)
+  double max_stretch = 1;       // largest singular value of F
+};
+
+void measure(const fsicut::solid::Body& body, Distortion& d) {
+  for (size_t e = 0; e < body.mesh.tets.size(); ++e) {
+    const auto& t = body.mesh.tets[e];
+    Eigen::Matrix3d Ds;
+    for (int c = 0; c < 3; ++c) Ds.col(c) = body.x.col(t[c + 1]) - body.x.col(t[0]);
+    const Eigen::Matrix3d F = Ds * body.Dm_inv[e];
+    d.min_volume_ratio = std::min(d.min_volume_ratio, F.determinant());
+    const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(F.transpose() * F, Eigen::EigenvaluesOnly);
+    d.max_stretch = std::max(d.max_stretch, std::sqrt(std::max(0.0, eig.eigenvalues()[2])));
+  }
+}
+
+int stability(const Parsed& p) {
+  fsicut::sim::SimState state = fsicut::sim::build_state(fsicut::scene::load_scene(p.scene, p.overrides));
+  std::vector<fsicut::Vec3> start;
+  for (const auto& b : state.solids) start.push_back(fsicut::solid::stats(b).centroid);
+  std::vector<Distortion> worst(state.solids.size());
+  std::vector<double> y_min(state.solids.size(), 1e300), y_max(state.solids.size(), -1e300);
+  std::string error;
+  const Real frame_dt = 1 / state.scene.time.fps;
+  int substeps = 0, unconverged = 0;
+  try {
+    for (int f = 1; f <= state.scene.time.frames; ++f) {
+      Real remaining = frame_dt;
+      for (int k = 0; k < state.scene.time.max_substeps && remaining > 0; ++k) {
+        const auto sub = fsicut::sim::choose_substep(state, remaining, state.scene.time.max_substeps - k);
+        fsicut::StageTimes times;
+        const fsicut::sim::StepReport r = fsicut::sim::step(state, sub.dt, times);
+        unconverged += r.solves > 0 && !r.solve.converged;
+        remaining -= sub.dt;
+        ++substeps;
+        for (size_t i = 0; i < state.solids.size(); ++i) {
+          measure(state.solids[i], worst[i]);
+          const double y = fsicut::solid::stats(state.solids[i]).centroid.y();
+          y_min[i] = std::min(y_min[i], y);
+          y_max[i] = std::max(y_max[i], y);
+        }
+      }
+      state.frame = f;
+    }
+  } catch (const fsicut::Error& e) {
+    error = e.what();
+  }
+  std::printf("{\"scene\": \"%s\", \"scheme\": \"%s\", \"completed\": %s, \"frames\": %d, \"frames_done\": %d, "
+              "\"substeps\": %d, \"unconverged_substeps\": %d, \"error\": \"",
+              p.scene.c_str(), fsicut::scene::to_string(state.scene.coupling.scheme), error.empty() ? "true" : "false",
+              state.scene.time.frames, state.frame, substeps, unconverged);
+  for (char c : error) {
+    if (c == '"' || c == '\\') std::printf("\\%c", c);
+    else if (c >= ' ') std::putchar(c);
+  }
+  std::printf("\", \"solids\": [");
+  for (size_t i = 0; i < state.solids.size(); ++i) {
+    const auto c = fsicut::solid::stats(state.solids[i]).centroid;
+    std::printf("%s{\"name\": \"%s\", ", i ? ", " : "", state.solids[i].name.c_str());
+    print_num("min_volume_ratio", worst[i].min_volume_ratio);
+    print_num("max_stretch", worst[i].max_stretch);
+    std::printf("\"start\": [%.6g, %.6g, %.6g], ", start[i].x(), start[i].y(), start[i].z());
+    std::printf("\"end\": [%.6g, %.6g, %.6g], ", c.x(), c.y(), c.z());
+    print_num("min_y", y_min[i]);
+    print_num("max_y", y_max[i], "}");
+  }
+  std::printf("]}\n");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (argc < 3 || (mode != "matrices" && mode != "stability")) {
+    std::fprintf(stderr,
+                 "usage: %s matrices SCENE.json STEPS [--cond-every K] [--set /pointer=value ...]\n"
+                 "       %s stability SCENE.json [--set /pointer=value ...]\n",
+                 argv[0], argv[0]);
+    return 64;
+  }
+  try {
+    fsicut::set_threads(0);
+    const Parsed p = parse(argc, argv);
+    return mode == "matrices" ? matrices(p) : stability(p);
+  } catch (const fsicut::Error& e) {
+    std::fprintf(stderr, "fsicut_bench_paper: %s\n", e.what());
+    return static_cast<int>(e.code());
+  }
+}
