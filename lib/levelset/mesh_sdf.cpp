@@ -354,6 +354,7 @@ MeshDistance::Parity MeshDistance::ray_parity(const Vec3& x, const Vec3& directi
 }
 
 bool MeshDistance::inside(const Vec3& x) const {
+  if ((x.array() < lo_.array()).any() || (x.array() > hi_.array()).any()) return false;
   // Fixed, not axis-aligned directions, so grid-aligned meshes are not hit
   // along their edges.
   static const std::array<Vec3, 3> DIRECTIONS = {Vec3(1, 2, 3).normalized(), Vec3(-3, 1, 2).normalized(),
@@ -383,12 +384,7 @@ StaticSolid mesh_solid(const mesh::SurfaceMesh& mesh, bool inside_out, Real band
 
 std::function<bool(const Vec3&)> mesh_region(const mesh::SurfaceMesh& mesh) {
   auto distance = std::make_shared<const MeshDistance>(mesh);
-  return [distance](const Vec3& x) {
-    const Vec3& lo = distance->bounds_min();
-    const Vec3& hi = distance->bounds_max();
-    if ((x.array() < lo.array()).any() || (x.array() > hi.array()).any()) return false;
-    return distance->inside(x);
-  };
+  return [distance](const Vec3& x) { return distance->inside(x); };
 }
 
 namespace {

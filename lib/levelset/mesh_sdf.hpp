@@ -80,7 +80,8 @@ class MeshDistance {
   Real signed_distance(const Vec3& x) const;
   // Unsigned distance to the nearest triangle [m].
   Real unsigned_distance(const Vec3& x) const;
-  // True strictly inside. By the parity of the crossings of a ray from x
+  // True strictly inside. False outside the bounding box without a query;
+  // otherwise by the parity of the crossings of a ray from x
   // (O(log n) through the hierarchy, also deep inside or far away); when the
   // ray grazes an edge or a vertex, another ray; when x is within round-off of
   // the surface, the sign of signed_distance(x).

@@ -4,39 +4,15 @@
 #include <algorithm>
 #include <limits>
 
+#include "lib/linsolve/restarted.hpp"
+
 namespace fsicut::linsolve {
 namespace {
 
-// Restarts allowed when the true residual misses the tolerance (see run()).
-constexpr int MAX_RESTARTS = 3;
-
 template <class Solver>
-Report run(Solver& solver, const SparseMatrix& A, const Vector& b, Vector& x, const PcgSettings& s) {
-  Report report;
-  report.unknowns = static_cast<int>(b.size());
-  const Real bnorm = b.norm();
-  if (bnorm == 0) {
-    // A is SPD, so the only solution of A x = 0 is zero.
-    x.setZero(b.size());
-    report.converged = true;
-    return report;
-  }
-  if (x.size() != b.size()) x.setZero(b.size());
-  solver.setTolerance(s.tolerance);
-  solver.compute(A);
-  // CG's recursively updated residual drifts from the true one, b - A x; at
-  // tight tolerances on stiff systems it can report convergence too early.
-  // Restart from the current iterate (a residual replacement) while the true
-  // residual is above the tolerance and iterations remain.
-  for (int restart = 0; restart <= MAX_RESTARTS; ++restart) {
-    solver.setMaxIterations(s.max_iterations - report.iterations);
-    x = solver.solveWithGuess(b, x);
-    report.iterations += static_cast<int>(solver.iterations());
-    report.relative_residual = (b - A * x).norm() / bnorm;
-    if (report.relative_residual <= s.tolerance || report.iterations >= s.max_iterations || !x.allFinite()) break;
-  }
-  report.converged = report.relative_residual <= s.tolerance && x.allFinite();
-  return report;
+Report solve(Solver& cg, const SparseMatrix& A, const Vector& b, Vector& x, const PcgSettings& s) {
+  if (b.norm() > 0) cg.compute(A);
+  return detail::solve_restarted(cg, A, b, x, s.tolerance, s.max_iterations);
 }
 
 }  // namespace
@@ -46,15 +22,15 @@ Report solve_pcg(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSet
   switch (s.preconditioner) {
     case Preconditioner::none: {
       Eigen::ConjugateGradient<SparseMatrix, UpLo, Eigen::IdentityPreconditioner> cg;
-      return run(cg, A, b, x, s);
+      return solve(cg, A, b, x, s);
     }
     case Preconditioner::jacobi: {
       Eigen::ConjugateGradient<SparseMatrix, UpLo, Eigen::DiagonalPreconditioner<Real>> cg;
-      return run(cg, A, b, x, s);
+      return solve(cg, A, b, x, s);
     }
     case Preconditioner::incomplete_cholesky: {
       Eigen::ConjugateGradient<SparseMatrix, UpLo, Eigen::IncompleteCholesky<Real>> cg;
-      return run(cg, A, b, x, s);
+      return solve(cg, A, b, x, s);
     }
   }
   return {};
@@ -73,9 +49,9 @@ Report solve_pcg(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSet
   }
   const Real threshold = s.tolerance * bnorm;
   Vector r, z, p, q;
-  for (int restart = 0; restart <= MAX_RESTARTS; ++restart) {
+  for (int restart = 0; restart <= detail::MAX_RESTARTS && report.iterations < s.max_iterations; ++restart) {
     r = b - A * x;
-    if (r.norm() <= threshold) break;
+    if (r.norm() <= threshold || !x.allFinite()) break;
     precondition(r, z);
     p = z;
     Real rz = r.dot(z);
@@ -93,8 +69,6 @@ Report solve_pcg(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSet
       p = z + (rz_next / rz) * p;
       rz = rz_next;
     }
-    report.relative_residual = (b - A * x).norm() / bnorm;
-    if (report.relative_residual <= s.tolerance || report.iterations >= s.max_iterations || !x.allFinite()) break;
   }
   report.relative_residual = (b - A * x).norm() / bnorm;
   report.round_off_floor = round_off_floor(A, b, x);

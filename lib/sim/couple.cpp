@@ -53,10 +53,7 @@ linsolve::Report add_solid_block(solid::Body& body, Real dt, scene::Coupling::Sc
   linsolve::Vector rhs = be.b;
   if (scheme == scene::Coupling::Scheme::damping_only) {
     // Elasticity on its own first, implicitly: (M/dt + dt K) v_e = M v/dt + f_elastic.
-    linsolve::SparseMatrix mass_over_dt(n, n);
-    mass_over_dt.setIdentity();
-    mass_over_dt.diagonal() = be.mass / dt;
-    const linsolve::SparseMatrix A = mass_over_dt + dt * be.K;
+    const linsolve::SparseMatrix A = be.A - be.D;
     linsolve::Vector v_e = be.v;
     linsolve::PcgSettings pcg;
     pcg.tolerance = settings.tolerance;
@@ -76,6 +73,14 @@ linsolve::Report add_solid_block(solid::Body& body, Real dt, scene::Coupling::Sc
       stiffness.emplace_back(offset + it.col(), offset + r, 0.5 * c_k * it.value());
     }
   return pre;
+}
+
+// The free-dof velocities of all bodies, stacked by `offset` (#dofs [m/s]).
+linsolve::Vector stacked_velocities(const std::vector<solid::Body>& bodies, const std::vector<int>& offset) {
+  linsolve::Vector v(offset.back());
+  for (std::size_t b = 0; b < bodies.size(); ++b)
+    v.segment(offset[b], bodies[b].dofs.num_free_dofs()) = bodies[b].dofs.gather(bodies[b].v);
+  return v;
 }
 
 }  // namespace
@@ -179,11 +184,7 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
   const cutcell::ActiveCells& active = a.fluid.active;
   guess.pressure.resize(active.count());
   for (int r = 0; r < active.count(); ++r) guess.pressure[r] = liquid.pressure[active.cells[r]];
-  guess.velocity.resize(a.system.dofs());
-  for (std::size_t b = 0; b < state.solids.size(); ++b) {
-    const solid::Body& body = state.solids[b];
-    guess.velocity.segment(a.dof_offset[b], body.dofs.num_free_dofs()) = body.dofs.gather(body.v);
-  }
+  guess.velocity = stacked_velocities(state.solids, a.dof_offset);
 
   const coupling::CoupledSettings s = coupled_settings(settings);
   coupling::CoupledSolution x;
@@ -236,12 +237,7 @@ linsolve::Vector net_outflow(const SimState& state, const CoupledAssembly& a) {
   const fluid::Liquid& liquid = *state.liquid;
   const cutcell::ActiveCells& active = a.fluid.active;
   const Real cell_volume = liquid.grid.dx * liquid.grid.dx * liquid.grid.dx;
-  linsolve::Vector v(a.system.dofs());
-  for (std::size_t b = 0; b < state.solids.size(); ++b) {
-    const solid::Body& body = state.solids[b];
-    v.segment(a.dof_offset[b], body.dofs.num_free_dofs()) = body.dofs.gather(body.v);
-  }
-  linsolve::Vector out = a.system.coupling * v;
+  linsolve::Vector out = a.system.coupling * stacked_velocities(state.solids, a.dof_offset);
   for (int r = 0; r < active.count(); ++r)
     out[r] += cell_volume *
               coupling::weighted_divergence(liquid.grid, liquid.fractions, liquid.velocity,

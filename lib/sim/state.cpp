@@ -54,9 +54,7 @@ SimState build_state(const scene::Scene& scene) {
     state.surfaces = make_surfaces(state.solids);
     fluid::remove_particles(*state.liquid, [&](const Vec3& x) {
       for (const levelset::MeshDistance& d : state.surfaces.distance)
-        if ((x.array() >= d.bounds_min().array()).all() && (x.array() <= d.bounds_max().array()).all() &&
-            d.inside(x))
-          return true;
+        if (d.inside(x)) return true;
       return false;
     });
     update_solid_fields(state);
