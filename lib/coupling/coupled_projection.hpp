@@ -13,8 +13,12 @@
 //   F = dt/rho G^T A G   #active x #active [m^4 s/kg]  the cut-cell Laplacian
 //   J = N^T C            #active x #dofs   [m^2]       row c, dof (node i, axis d):
 //                        sum over the surface patches Q in cell c of triangles
-//                        holding node i of  area(Q) * bary_i(Q) * n_d(Q),
-//                        n the unit normal INTO the solid (cutcell/surface_patches.hpp).
+//                        holding node i of  w_c(Q) * area(Q) * bary_i(Q) * n_d(Q),
+//                        n the unit normal INTO the solid (cutcell/surface_patches.hpp),
+//                        w_c(Q) the weight of cell c in the pressure at Q's centroid
+//                        (sim/couple.cpp: the patch's cell plus one-sided differences,
+//                        exact for linear p; the paper's N has w = 1 for the cell
+//                        holding Q only). Any J keeps (33) SPD.
 //                        J v is the volume flux [m^3/s] of the solid surface out
 //                        of each cell's fluid (10)-(12); J^T p the nodal
 //                        pressure forces [N] (14)-(15).

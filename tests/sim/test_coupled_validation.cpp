@@ -33,11 +33,16 @@ Real surface_height(const fluid::Liquid& l, int i, int k) {
 
 TEST_SUITE("validation") {
   TEST_CASE("coupled: a neutrally buoyant stiff solid in still water stays at rest") {
+    // E = 1e8 Pa: the water's pressure (about 3 kPa at the cube) compresses a
+    // solid of bulk modulus K by p / K, and a compressed cube of the water's
+    // rest density is heavier than the water it displaces: at E = 1e7 (K = 8.3e6)
+    // that alone sinks it at about 1e-3 m/s after 0.5 s (measured 7e-4 with a
+    // flat analytic surface), the size of the reference. At 1e8 it is 1e-4.
     sim::SimState state = test::coupled_state(R"({
       "grid": { "resolution": [20, 20, 20], "cell_size": 0.04 },
       "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [0.8, 0.6, 0.8] } ] },
       "solids": [ { "name": "cube", "mesh": { "type": "box", "min": [0.3, 0.2, 0.3], "max": [0.5, 0.4, 0.5], "cells": [4, 4, 4] },
-                    "density": 1000, "youngs_modulus": 1e7, "poisson_ratio": 0.3 } ] })");
+                    "density": 1000, "youngs_modulus": 1e8, "poisson_ratio": 0.3 } ] })");
     Real worst = 0;
     test::advance(state, 0.5, [&](const sim::SimState& s) { worst = std::max(worst, mean_node_speed(s.solids[0])); });
     const Real final_speed = mean_node_speed(state.solids[0]);
@@ -45,46 +50,57 @@ TEST_SUITE("validation") {
                                             << " m/s); centroid moved "
                                             << (solid::stats(state.solids[0]).centroid - Vec3(0.4, 0.3, 0.4)).norm()
                                             << " m");
-    // Not met yet (issue 5): the reference is 1e-3 m/s; measured 0.038 m/s, the
-    // cube sinks. Reported until the cause (pressure sampling of the patches,
-    // or the union-of-balls liquid surface) is found.
+    // Not met yet: the reference is 1e-3 m/s, measured 1.4e-3. The pressure forces
+    // balance (J^T of the hydrostatic p is rho g V, test_coupled_projection.cpp;
+    // with a flat analytic liquid surface the cube keeps 7e-5 m/s); what moves it
+    // are the currents of the union-of-balls free surface (issue 3).
     WARN(final_speed < 1e-3);
   }
 
   TEST_CASE("coupled: Archimedes, a box of half the water's density floats at half its height") {
+    // A flat box (0.32 x 0.16 x 0.32 m): upright is its stable attitude. A cube of
+    // half the water's density is not (metacentre below the centre of mass for
+    // width / height < sqrt(1.5)); it tips onto an edge, where "draft = half the
+    // height" does not hold.
     sim::SimState state = test::coupled_state(R"({
       "grid": { "resolution": [20, 20, 20], "cell_size": 0.04 },
       "time": { "fps": 30 },
       "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [0.8, 0.4, 0.8] } ] },
-      "solids": [ { "name": "box", "mesh": { "type": "box", "min": [0.28, 0.36, 0.28], "max": [0.52, 0.6, 0.52], "cells": [4, 4, 4] },
+      "solids": [ { "name": "box", "mesh": { "type": "box", "min": [0.24, 0.36, 0.24], "max": [0.56, 0.52, 0.56], "cells": [4, 2, 4] },
                     "density": 500, "youngs_modulus": 1e6, "poisson_ratio": 0.3,
                     "damping": { "mass": 3, "stiffness": 0.001 } } ] })");
+    const Real height = 0.16, expected = 0.5 * height;
+    // The water level: the mean surface height over the columns at least two
+    // cells away from the box's footprint; the draft: that level minus the
+    // bottom of the box, taken from its centroid (robust to a slight tilt).
+    const auto draft_now = [&](const sim::SimState& s) {
+      const fluid::Liquid& l = *s.liquid;
+      Real sum = 0;
+      int columns = 0;
+      for (int i = 0; i < 20; ++i)
+        for (int k = 0; k < 20; ++k) {
+          if (i >= 4 && i < 16 && k >= 4 && k < 16) continue;
+          sum += surface_height(l, i, k);
+          ++columns;
+        }
+      return sum / columns - (solid::stats(s.solids[0]).centroid.y() - 0.5 * height);
+    };
     // The tank keeps sloshing (no viscosity), so the draft is averaged over the
     // last second rather than read at one instant.
     Real sum = 0;
     int samples = 0;
     test::advance(state, 2.5, [&](const sim::SimState& s) {
       if (s.time < 1.5) return;
-      const fluid::Liquid& l = *s.liquid;
-      const Real level = 0.25 * (surface_height(l, 1, 1) + surface_height(l, 18, 1) + surface_height(l, 1, 18) +
-                                 surface_height(l, 18, 18));
-      sum += level - lowest(s.solids[0]);
+      sum += draft_now(s);
       ++samples;
     });
     REQUIRE(samples > 0);
     const Real draft = sum / samples;
-    const fluid::Liquid& l = *state.liquid;
-    const Real level = 0.25 * (surface_height(l, 1, 1) + surface_height(l, 18, 1) + surface_height(l, 1, 18) +
-                               surface_height(l, 18, 18));
-    const Real height = 0.24, expected = 0.5 * height;
     const Real allowed = std::max(0.25 * 0.04, 0.03 * expected);
-    MESSAGE("at 2.5 s: water level " << level << " m, box bottom " << lowest(state.solids[0])
-                           << " m; draft averaged over 1.5-2.5 s " << draft << " m vs " << expected << " m (allowed +-" << allowed << "), mean node speed "
-                           << mean_node_speed(state.solids[0]));
-    // Not met yet (issue 5): measured draft 0.170 m averaged over 1.5-2.5 s
-    // against 0.12 +- 0.01 m (a 2 s CLI run of the same scene hovered near
-    // 0.13 m); the box floats too deep. Reported until fixed.
-    WARN(std::abs(draft - expected) <= allowed);
+    MESSAGE("draft averaged over 1.5-2.5 s " << draft << " m vs " << expected << " m (allowed +-" << allowed
+                                             << "); at 2.5 s " << draft_now(state) << " m, mean node speed "
+                                             << mean_node_speed(state.solids[0]) << " m/s");
+    CHECK(std::abs(draft - expected) <= allowed);
   }
 
   TEST_CASE("coupled: buoyancy example, light ball rises out, heavy ball reaches the floor, neutral does neither") {
