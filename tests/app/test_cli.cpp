@@ -129,7 +129,7 @@ TEST_CASE("bad scenes: each gives its exit code, names the file and the pointer,
   }
 }
 
-TEST_CASE("a missing scene file exits 66; a bad command line exits 64") {
+TEST_CASE("a missing scene file exits 66 - a bad command line exits 64") {
   ScratchDir dir("cli");
   Result r = run_fsicut(dir, quoted((dir / "nope.json").string()));
   CHECK(r.code == 66);
@@ -198,7 +198,7 @@ TEST_CASE("an unwritable output folder exits 73 and names it") {
   CHECK(contains(r.err, "file/out"));
 }
 
-TEST_CASE("--set may come before the scene and repeat; each occurrence takes one value") {
+TEST_CASE("--set may come before the scene and repeat - each occurrence takes one value") {
   ScratchDir dir("cli");
   const fs::path scene = write_scene(dir, "{ " + GRID + " }");
   const Result r = run_fsicut(dir, "--set /time/frames=7 --set /time/fps=24 " + quoted(scene.string()) + " --validate");

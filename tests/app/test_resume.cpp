@@ -243,7 +243,7 @@ TEST_CASE("a run killed with SIGKILL at a random point and resumed ends bit-iden
   }
 }
 
-TEST_CASE("SIGTERM, SIGINT and SIGUSR1: checkpoint, exit 75 with a message, resume ends bit-identical") {
+TEST_CASE("SIGTERM SIGINT and SIGUSR1: checkpoint then exit 75 with a message - resume ends bit-identical") {
   ScratchDir dir("resume");
   const fs::path scene = write_scene(dir, "liquid.json", LIQUID_SCENE);
   const fs::path solid = write_scene(dir, "solid.json", SOLID_SCENE);
@@ -282,7 +282,7 @@ TEST_CASE("SIGTERM, SIGINT and SIGUSR1: checkpoint, exit 75 with a message, resu
   MESSAGE(mid_frame << " of 3 interruptions landed inside a frame");
 }
 
-TEST_CASE("--resume refuses a changed scene with exit 65 naming the keys; --force continues") {
+TEST_CASE("--resume refuses a changed scene with exit 65 naming the keys - --force continues") {
   ScratchDir dir("resume");
   const fs::path scene = write_scene(dir, "solid.json", SOLID_SCENE);
   const fs::path out = dir / "out";
@@ -320,7 +320,7 @@ TEST_CASE("--resume without a checkpoint starts at frame 0 and says so") {
   CHECK(stats_lines(dir / "out") == 3);
 }
 
-TEST_CASE("an unwritable output folder exits 73; a full disk exits 74 and leaves no partial file") {
+TEST_CASE("an unwritable output folder exits 73 - a full disk exits 74 and leaves no partial file") {
   ScratchDir dir("resume");
   const fs::path scene = write_scene(dir, "liquid.json", LIQUID_SCENE);
   std::ofstream(dir / "file") << "x";

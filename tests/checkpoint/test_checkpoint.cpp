@@ -74,7 +74,7 @@ checkpoint::Progress some_progress() {
 
 TEST_SUITE("checkpoint") {
 
-TEST_CASE("a liquid state survives the round trip bit for bit, and the next step is identical") {
+TEST_CASE("a liquid state survives the round trip bit for bit and the next step is identical") {
   ScratchDir dir("checkpoint");
   sim::SimState a = build(LIQUID_SCENE, dir.path());
   advance(a, 3, 0.01);
@@ -111,7 +111,7 @@ TEST_CASE("a liquid state survives the round trip bit for bit, and the next step
   CHECK(same_bits(la.pressure, lb.pressure));
 }
 
-TEST_CASE("a solid state survives the round trip; rotations are recomputed and the next step is identical") {
+TEST_CASE("a solid state survives the round trip - rotations are recomputed and the next step is identical") {
   ScratchDir dir("checkpoint");
   sim::SimState a = build(SOLID_SCENE, dir.path());
   advance(a, 4, 0.01);
@@ -144,7 +144,7 @@ TEST_CASE("the checkpointed structs have the members checkpoint.cpp lists") {
 #endif
 }
 
-TEST_CASE("truncated, corrupted and foreign files are rejected with the reason") {
+TEST_CASE("truncated and corrupted and foreign files are rejected with the reason") {
   ScratchDir dir("checkpoint");
   sim::SimState a = build(SOLID_SCENE, dir.path());
   const std::string bytes = checkpoint::encode(a, some_progress());
@@ -164,7 +164,7 @@ TEST_CASE("truncated, corrupted and foreign files are rejected with the reason")
   test::require_error<checkpoint::CorruptError>([&] { checkpoint::inspect(future, "f"); }, {"format version 99"});
 }
 
-TEST_CASE("resume skips a damaged newest checkpoint, restores the previous one, deletes the damaged one") {
+TEST_CASE("resume skips a damaged newest checkpoint: restores the previous one and deletes the damaged one") {
   ScratchDir dir("checkpoint");
   sim::SimState a = build(SOLID_SCENE, dir.path());
   advance(a, 2, 0.01);
@@ -195,7 +195,7 @@ TEST_CASE("no checkpoint: resume says so and leaves the state alone") {
   CHECK(same_bits(b.solids[0].x, x0));
 }
 
-TEST_CASE("a changed scene is refused naming the keys, unless forced; frames and folder may change") {
+TEST_CASE("a changed scene is refused naming the keys unless forced - frames and folder may change") {
   ScratchDir dir("checkpoint");
   sim::SimState a = build(SOLID_SCENE, dir.path());
   a.frame = 2;
@@ -223,7 +223,7 @@ TEST_CASE("a changed scene is refused naming the keys, unless forced; frames and
   CHECK(changed.frame == 2);
 }
 
-TEST_CASE("a checkpoint from another grid or other solids does not fit, even forced") {
+TEST_CASE("a checkpoint from another grid or other solids does not fit even forced") {
   ScratchDir dir("checkpoint");
   sim::SimState a = build(SOLID_SCENE, dir.path());
   checkpoint::write(dir.path(), a, {}, 2);
@@ -232,7 +232,7 @@ TEST_CASE("a checkpoint from another grid or other solids does not fit, even for
   test::require_error<Error>([&] { checkpoint::resume(dir.path(), liquid, p, true); }, {"does not fit this scene"});
 }
 
-TEST_CASE("only the newest checkpoint_keep checkpoints are kept; files are checkpoint.NNNN.bin") {
+TEST_CASE("only the newest checkpoint_keep checkpoints are kept - files are checkpoint.NNNN.bin") {
   ScratchDir dir("checkpoint");
   sim::SimState a = build(SOLID_SCENE, dir.path());
   for (int f = 1; f <= 5; ++f) {
@@ -249,7 +249,7 @@ TEST_CASE("only the newest checkpoint_keep checkpoints are kept; files are check
   CHECK(entries == 2);
 }
 
-TEST_CASE("a stopped run checkpoints, throws temp_fail, and its resume writes the same frames") {
+TEST_CASE("a stopped run checkpoints and throws temp_fail - its resume writes the same frames") {
   // The flag is raised after frame 1 is on disk: the run stops before the
   // first substep of frame 2. (Stops inside a frame: tests/app/test_resume.)
   ScratchDir dir("checkpoint");

@@ -141,7 +141,7 @@ void check_closed_surface(const grid::MacGrid& g, const Points& v,
 
 TEST_SUITE("cutcell") {
 
-TEST_CASE("surface patches: closed meshes off the grid axes satisfy area, closure and divergence identities") {
+TEST_CASE("surface patches: closed meshes off the grid axes satisfy the area and closure and divergence identities") {
   std::mt19937 rng(20170731);
   const grid::MacGrid g = make_grid({24, 20, 22}, Vec3(-0.3, -0.2, -0.1), 0.05);
   const Vec3 middle = 0.5 * (g.origin + g.max());
@@ -203,7 +203,7 @@ TEST_CASE("surface patches: per-cell areas match dense sampling of the triangle"
   CHECK(worst <= 2e-3 * g.dx * g.dx);
 }
 
-TEST_CASE("surface patches: triangles on grid planes, nodes and edges count each bit of area once") {
+TEST_CASE("surface patches: triangles on grid planes and through nodes and edges count each bit of area once") {
   // Dyadic origin and dx: node coordinates are exact, so vertices lie exactly on
   // the planes and the cell of every patch is known.
   const Real dx = 0.125;
@@ -385,7 +385,7 @@ TEST_CASE("surface patches: bad input is reported") {
                                        {"vertex 2", "not finite"});
 }
 
-TEST_CASE("surface patches: deterministic across thread counts; timing of the 725-node beam") {
+TEST_CASE("surface patches: deterministic across thread counts - timing of the 725-node beam") {
   // The paper's dam-break beam: 0.08 x 0.56 x 0.08 m, 5 x 29 x 5 nodes, slightly
   // rotated in a 100^3 grid of dx = 0.01 m.
   const mesh::TetMesh beam = mesh::box_mesh(Vec3::Zero(), Vec3(0.08, 0.56, 0.08), {4, 28, 4});

@@ -23,7 +23,7 @@ TEST_CASE("box_mesh: the paper's dam-break beam has 725 nodes and 2688 tets") {
   CHECK(m.boundary.size() == 2u * 2 * (4 * 28 + 28 * 4 + 4 * 4));
 }
 
-TEST_CASE("box_mesh: tets are positive and fill the box exactly; the boundary is closed and outward") {
+TEST_CASE("box_mesh: tets are positive and fill the box exactly - the boundary is closed and outward") {
   const Vec3 lo(-0.3, 0.1, 0.2), hi(0.5, 0.4, 0.9);
   const TetMesh m = box_mesh(lo, hi, Vec3i(3, 2, 5));
   Real total = 0;

@@ -22,7 +22,7 @@ Vec3 node_mean(const TetMesh& m) { return m.rest.rowwise().mean(); }
 
 }  // namespace
 
-TEST_CASE("icosphere: counts, radius and outward orientation") {
+TEST_CASE("icosphere: counts and radius and outward orientation") {
   const Vec3 c(1, -2, 0.5);
   for (int n = 0; n <= 4; ++n) {
     const SurfaceMesh s = icosphere(c, 0.7, n);
@@ -93,7 +93,7 @@ TEST_CASE("rotation_matrix is Rz * Ry * Rx in degrees") {
   CHECK(r.determinant() == doctest::Approx(1.0));
 }
 
-TEST_CASE("apply_transform: rotation keeps volume and orientation, scale s multiplies volume by s^3") {
+TEST_CASE("apply_transform: rotation keeps volume and orientation - scale s multiplies volume by s^3") {
   const TetMesh original = sphere_mesh(Vec3(0.2, 0, 0), 0.5, 2, TetgenOptions{});
   const Real v0 = volume(original);
 

@@ -56,7 +56,7 @@ TEST_CASE("a minimal scene takes the documented defaults") {
   CHECK(s.output.checkpoint_every == 10);
 }
 
-TEST_CASE("comments are allowed; syntax errors report line and column") {
+TEST_CASE("comments are allowed - syntax errors report line and column") {
   CHECK_NOTHROW(parse("// a comment\n{ /* block */ \"grid\": {\"resolution\": [8,8,8], \"cell_size\": 0.1} }"));
   const std::string e = error_of("{\n  \"grid\": {\n    \"resolution\": [8, 8, 8],,\n  }\n}");
   MESSAGE(e);

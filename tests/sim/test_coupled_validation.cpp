@@ -57,7 +57,7 @@ TEST_SUITE("validation") {
     WARN(final_speed < 1e-3);
   }
 
-  TEST_CASE("coupled: Archimedes, a box of half the water's density floats at half its height") {
+  TEST_CASE("coupled: Archimedes: a box of half the water's density floats at half its height") {
     // A flat box (0.32 x 0.16 x 0.32 m): upright is its stable attitude. A cube of
     // half the water's density is not (metacentre below the centre of mass for
     // width / height < sqrt(1.5)); it tips onto an edge, where "draft = half the
@@ -103,7 +103,7 @@ TEST_SUITE("validation") {
     CHECK(std::abs(draft - expected) <= allowed);
   }
 
-  TEST_CASE("coupled: buoyancy example, light ball rises out, heavy ball reaches the floor, neutral does neither") {
+  TEST_CASE("coupled: buoyancy example: the light ball rises out and the heavy one reaches the floor - the neutral one does neither") {
     sim::SimState state = test::coupled_state(R"({
       "grid": { "resolution": [36, 28, 12], "cell_size": 0.04 },
       "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [1.44, 0.72, 0.48] } ] },
@@ -139,7 +139,7 @@ TEST_SUITE("validation") {
     CHECK(solid::stats(state.solids[1]).centroid.y() < level);  // ... nor left the liquid
   }
 
-  TEST_CASE("coupled: compressibility example, a cube started at 1/8 volume expands back, sinks then rises") {
+  TEST_CASE("coupled: compressibility example: a cube started at 1/8 volume expands back and sinks then rises") {
     sim::SimState state = test::coupled_state(R"({
       "grid": { "resolution": [20, 24, 20], "cell_size": 0.04 },
       "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [0.8, 0.8, 0.8] } ] },
@@ -165,7 +165,7 @@ TEST_SUITE("validation") {
     CHECK(st.centroid.y() > lowest_y + 0.04);  // then rose
   }
 
-  TEST_CASE("coupled: stability example, spd completes with and without damping") {
+  TEST_CASE("coupled: stability example: spd completes with and without damping") {
     // The paper's stability scene: 35^3, a stiff but light beam of 189 nodes /
     // 480 tets in a dam break, high gravity, large steps.
     const std::string base = R"({

@@ -84,7 +84,7 @@ TEST_CASE("stats: momentum, kinetic energy and signed volume of an inverted body
   CHECK(s.elastic_energy > 0);
 }
 
-TEST_CASE("check_finite names the solid; bad material and meshes are typed errors") {
+TEST_CASE("check_finite names the solid - bad material and meshes are typed errors") {
   Body b = test::box_body(test::solid_desc(1000, 1e5, 0.3), Vec3(0, 0, 0), Vec3(1, 1, 1), Vec3i(1, 1, 1));
   b.name = "beam";
   CHECK_NOTHROW(check_finite(b));

@@ -24,7 +24,7 @@ linsolve::PcgSettings tight_pcg() {
 
 }  // namespace
 
-TEST_CASE("backward Euler system (6): shapes, symmetry, definiteness and the right-hand side") {
+TEST_CASE("backward Euler system (6): shapes and symmetry and definiteness and the right-hand side") {
   scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
   d.damping.mass = 0.7;
   d.damping.stiffness = 0.02;
@@ -115,7 +115,7 @@ TEST_CASE("wall contact keeps nodes inside the box and removes outward velocity"
   CHECK(s.centroid.y() == doctest::Approx(0.1).epsilon(0.05));
 }
 
-TEST_CASE("collide_walls: projection onto the box, outward normal velocity removed, the rest kept") {
+TEST_CASE("collide_walls: projection onto the box with the outward normal velocity removed and the rest kept") {
   scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
   d.pinned = {test::pin_box(Vec3(-1, -1, -1), Vec3(1e-9, 1e-9, 1e-9))};  // node 0 at the origin
   Body b = test::box_body(d, Vec3(0, 0, 0), Vec3(1, 1, 1), Vec3i(1, 1, 1));
