@@ -139,7 +139,8 @@ void refresh_solid(Liquid& l) {
 
 void update_distance_fields(Liquid& l) {
   if (l.solid_phi.count() == 0) refresh_solid(l);
-  levelset::liquid_sdf_from_particles(l.grid, l.markers, l.particle_radius, l.liquid_phi);
+  levelset::liquid_phi_from_particles(l.grid, l.markers, l.particle_volume, l.particle_radius,
+                                      l.solid_phi, l.liquid_phi);
   levelset::extend_liquid_into_solid(l.grid, l.solid_phi, l.fractions, l.liquid_phi);
 }
 
@@ -179,22 +180,7 @@ Real cfl_dt(const Liquid& l, Real cfl, Real max_dt) {
 }
 
 Real liquid_volume(const Liquid& l) {
-  const Real dx = l.grid.dx;
-  const auto& phi = l.liquid_phi;
-  Real sum = 0;  // serial: the summation order, hence the result, is thread-independent
-  for (Index n = 0; n < phi.count(); ++n) {
-    const Vec3i c = phi.coord(n);
-    if (levelset::solid_phi_at_cell(l.solid_phi, c.x(), c.y(), c.z()) < 0) continue;
-    bool interior = phi[n] < 0;
-    for (int a = 0; a < 3 && interior; ++a)
-      for (int side : {-1, 1}) {
-        Vec3i nb = c;
-        nb[a] += side;
-        if (phi.inside(nb.x(), nb.y(), nb.z()) && !(phi(nb) < 0)) interior = false;
-      }
-    sum += interior ? 1.0 : std::clamp(0.5 - phi[n] / dx, 0.0, 1.0);
-  }
-  return sum * dx * dx * dx;
+  return levelset::liquid_volume_from_particles(l.grid, l.markers, l.particle_volume, l.solid_phi);
 }
 
 Index remove_particles(Liquid& l, const Region& inside) {

@@ -45,7 +45,7 @@ struct Liquid {
   Real density = 1000;          // [kg/m^3]
   Vec3 gravity{0, -9.81, 0};    // [m/s^2]
   Points markers;               // 3 x #particles [m]
-  Real particle_radius = 0;     // ball radius of the liquid SDF [m] (levelset/liquid_sdf.hpp)
+  Real particle_radius = 0;     // ball radius of drops in the liquid phi and the VDB [m] (levelset/liquid_sdf.hpp)
   Real particle_volume = 0;     // liquid volume one seeded particle stands for, dx^3 / per cell [m^3]
 
   grid::MacVelocity velocity;        // face velocities [m/s]
@@ -125,12 +125,9 @@ Real max_speed(const Liquid& liquid);
 // into currents of order |g| dt, and a falling sheet moves several cells per step.
 Real cfl_dt(const Liquid& liquid, Real cfl, Real max_dt);
 
-// Liquid volume [m^3] from the liquid SDF, counting only cells whose centre is
-// outside the solid (the SDF was extended into the solid there). A liquid cell whose
-// six neighbours are liquid counts dx^3; a cell at the surface counts
-// dx^3 * clamp(1/2 - phi/dx, 0, 1), a linear ramp of the liquid fraction across one
-// cell. (Inside the liquid the union-of-balls phi is no distance: it stays near
-// -r, hence the interior rule.)
+// Liquid volume [m^3]: the bulk from the smoothed liquid fraction and drops at
+// their particles' volume (levelset::liquid_volume_from_particles), counting only
+// cells whose centre is outside the solid.
 Real liquid_volume(const Liquid& liquid);
 
 // Mean particle position [m] (zero with no particles).

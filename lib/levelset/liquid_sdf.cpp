@@ -107,6 +107,145 @@ void liquid_sdf_from_particles(const grid::MacGrid& grid, const Points& particle
   });
 }
 
+namespace {
+
+// The quadratic B-spline, support |t| < 3/2 (t in cells); its integer translates
+// sum to 1.
+Real bspline2(Real t) {
+  t = std::abs(t);
+  if (t < 0.5) return 0.75 - t * t;
+  if (t < 1.5) return 0.5 * (1.5 - t) * (1.5 - t);
+  return 0;
+}
+
+// Open-space quadrature points per cell and axis (2: the default seeding's
+// sub-cell centres, so a seeded region normalises exactly) and their kernel
+// weights seen from a cell centre: neighbour offset n in {-1, 0, 1}, point s in
+// {0, 1} at t = n + (s + 1/2) / 2 - 1/2, entry 2 (n + 1) + s. Each weight is
+// divided by 2 (the points per axis), so the six sum to 1.
+constexpr int QUADRATURE = 2;
+std::array<Real, 6> quadrature_weights() {
+  std::array<Real, 6> w{};
+  for (int n = -1; n <= 1; ++n)
+    for (int s = 0; s < QUADRATURE; ++s)
+      w[2 * (n + 1) + s] = bspline2(n + (s + 0.5) / QUADRATURE - 0.5) / QUADRATURE;
+  return w;
+}
+
+// Cells whose centre is farther than this from every solid [cells] have all eight
+// quadrature points open (a point is within sqrt(3)/4 dx of its cell's centre; the
+// margin covers SDFs that are distances only near the surface).
+constexpr Real FAR_FROM_SOLID_CELLS = 1.5;
+
+// Whether a cell of the 3 x 3 x 3 block around c is liquid bulk (rho >= 1/2).
+bool near_bulk(const grid::Array3<Real>& rho, const Vec3i& c) {
+  for (int dk = -1; dk <= 1; ++dk)
+    for (int dj = -1; dj <= 1; ++dj)
+      for (int di = -1; di <= 1; ++di) {
+        const int i = c.x() + di, j = c.y() + dj, k = c.z() + dk;
+        if (rho.inside(i, j, k) && rho(i, j, k) >= 0.5) return true;
+      }
+  return false;
+}
+
+}  // namespace
+
+void liquid_fraction_from_particles(const grid::MacGrid& grid, const Points& particles,
+                                    Real particle_volume, const grid::Array3<Real>& solid_phi,
+                                    grid::Array3<Real>& rho) {
+  rho.resize(grid.cell_size());
+  const Buckets buckets = bucket_particles(grid, particles);
+  const auto& start = buckets.start;
+  const auto& order = buckets.order;
+  const Real dx = grid.dx;
+  const Real inv_dx = 1 / dx;
+  const Real scale = particle_volume / (dx * dx * dx);
+
+  // Which of each cell's 2 x 2 x 2 quadrature points are open: bit s_x + 2 s_y + 4 s_z.
+  grid::Array3<unsigned char> open(grid.cell_size(), 0xFF);
+  parallel_for(0, open.count(), [&](Index idx) {
+    const Vec3i c = open.coord(idx);
+    if (solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) > FAR_FROM_SOLID_CELLS * dx) return;
+    const Vec3 corner = grid.node_position(c.x(), c.y(), c.z());
+    unsigned char bits = 0;
+    for (int b = 0; b < 8; ++b) {
+      const Vec3 local((b & 1) + 0.5, ((b >> 1) & 1) + 0.5, ((b >> 2) & 1) + 0.5);
+      const Vec3 x = corner + (dx / QUADRATURE) * local;
+      if (grid::interpolate(grid, solid_phi, grid::Sampling::node, x) > 0) bits |= 1u << b;
+    }
+    open[idx] = bits;
+  });
+
+  const std::array<Real, 6> w = quadrature_weights();
+  parallel_for(0, rho.count(), [&](Index idx) {
+    const Vec3i c = rho.coord(idx);
+    Real mass = 0, space = 0;
+    for (int dk = -1; dk <= 1; ++dk)
+      for (int dj = -1; dj <= 1; ++dj)
+        for (int di = -1; di <= 1; ++di) {
+          const int i = c.x() + di, j = c.y() + dj, k = c.z() + dk;
+          if (!rho.inside(i, j, k)) continue;
+          const Index cell = rho.index(i, j, k);
+          const unsigned bits = open[cell];
+          for (int b = 0; b < 8; ++b)
+            if (bits & (1u << b))
+              space += w[2 * (di + 1) + (b & 1)] * w[2 * (dj + 1) + ((b >> 1) & 1)] *
+                       w[2 * (dk + 1) + ((b >> 2) & 1)];
+          if (start[cell] == start[cell + 1]) continue;
+          const Vec3 x = grid.cell_center(c.x(), c.y(), c.z());
+          for (Index s = start[cell]; s < start[cell + 1]; ++s) {
+            const Vec3 d = (particles.col(order[s]) - x) * inv_dx;
+            mass += bspline2(d.x()) * bspline2(d.y()) * bspline2(d.z());
+          }
+        }
+    rho[idx] = space >= COLOUR_MIN_OPEN ? scale * mass / space : 0;
+  });
+}
+
+void liquid_phi_from_particles(const grid::MacGrid& grid, const Points& particles,
+                               Real particle_volume, Real radius,
+                               const grid::Array3<Real>& solid_phi, grid::Array3<Real>& phi) {
+  grid::Array3<Real> rho;
+  liquid_fraction_from_particles(grid, particles, particle_volume, solid_phi, rho);
+  liquid_sdf_from_particles(grid, particles, radius, phi);
+  const Real slope = grid.dx / COLOUR_KERNEL_CENTRE;
+  parallel_for(0, phi.count(), [&](Index idx) {
+    const Real colour = (0.5 - rho[idx]) * slope;
+    phi[idx] = near_bulk(rho, phi.coord(idx)) ? colour : std::min(colour, phi[idx]);
+  });
+}
+
+Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& particles,
+                                  Real particle_volume, const grid::Array3<Real>& solid_phi) {
+  grid::Array3<Real> rho;
+  liquid_fraction_from_particles(grid, particles, particle_volume, solid_phi, rho);
+  const Buckets buckets = bucket_particles(grid, particles);
+  const Real cell_volume = grid.dx * grid.dx * grid.dx;
+  auto open_cell = [&](const Vec3i& c) {
+    return rho.inside(c.x(), c.y(), c.z()) && solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) >= 0;
+  };
+  Real cells = 0;  // serial: the summation order, hence the result, is thread-independent
+  Index drops = 0;
+  for (Index n = 0; n < rho.count(); ++n) {
+    const Vec3i c = rho.coord(n);
+    if (!open_cell(c)) continue;
+    if (!near_bulk(rho, c)) {
+      drops += buckets.start[n + 1] - buckets.start[n];
+      continue;
+    }
+    bool interior = rho[n] >= 0.5;
+    for (int a = 0; a < 3 && interior; ++a)
+      for (int side : {-1, 1}) {
+        Vec3i nb = c;
+        nb[a] += side;
+        if (open_cell(nb) && rho(nb) < 0.5) interior = false;
+      }
+    const Real phi_cells = (0.5 - rho[n]) / COLOUR_KERNEL_CENTRE;
+    cells += interior ? 1.0 : std::clamp(0.5 - phi_cells, 0.0, 1.0);
+  }
+  return cells * cell_volume + drops * particle_volume;
+}
+
 Real solid_phi_at_cell(const grid::Array3<Real>& s, int i, int j, int k) {
   return 0.125 * (s(i, j, k) + s(i + 1, j, k) + s(i, j + 1, k) + s(i + 1, j + 1, k) +
                   s(i, j, k + 1) + s(i + 1, j, k + 1) + s(i, j + 1, k + 1) + s(i + 1, j + 1, k + 1));

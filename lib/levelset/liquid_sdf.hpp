@@ -1,18 +1,30 @@
 #pragma once
-// The liquid signed distance at cell centres, built from the marker particles.
+// The liquid level set at cell centres, built from the marker particles.
 //
 // Sign convention: NEGATIVE inside the liquid, positive in air [m].
 //
-// Each particle stands for a ball of radius r = particle_radius(grid) = dx/2 (the
-// constant PARTICLE_RADIUS_CELLS below); the liquid is the union of
-// the balls, so
-//   phi(x) = min_p |x - x_p| - r,
-// exact wherever the nearest particle is within 2.5 dx of x (particles are
-// searched LIQUID_SEARCH_CELLS = 2 cells around x) and capped at 2.5 dx - r beyond:
-// more than any value the projection reads (it reads phi only in cells next to
-// liquid cells). Inside the liquid phi stays near -r (no distance there).
-// Measured bias: a seeded box comes out about 0.2 dx larger on each free side
-// (+2 % volume for a 0.5 x 0.4 x 1 m box at dx = 1/32).
+// Two fields, combined by liquid_phi_from_particles (what the simulator uses):
+//
+// * The smoothed liquid fraction ("colour function"): each particle spreads its
+//   volume V with the tensor quadratic B-spline kernel W (support 3 cells), and the
+//   sum is divided by the same kernel integrated over the open (non-solid) space:
+//     rho(c) = sum_p V W(x_c - x_p) / integral_open W(x_c - x) dx,
+//     phi(c) = (1/2 - rho(c)) dx / W1(0),     W1(0) = 3/4,
+//   so that rho = 1 in liquid however close a wall is, and phi has unit slope across
+//   a flat surface. The surface is the half level of rho: for particles filling a
+//   half-space it lies exactly on the boundary of the filled region (W is even), so
+//   the free surface of a seeded body is where it was seeded, with sub-cell noise of
+//   a convolution (about 0.02 dx with the default jitter) instead of the jitter of
+//   the outermost particle. Far from particles phi = dx / (2 W1(0)) = 2/3 dx.
+//   Why: the ghost-fluid pressure projection reads the surface position between
+//   cells to 1 % of a cell; the union of balls below puts it 0.03..0.3 dx above the
+//   outer particle layer, set by that particle's jitter, and the difference between
+//   neighbouring columns drives currents in still water (hydrostatic rest at 48^3:
+//   max |u| 14 % of sqrt(gR) with balls, about 2 % with this field).
+// * The union of balls of radius r (dx / 2): phi(x) = min_p |x - p| - r. It keeps
+//   what the convolution loses: a lone particle or a sheet thinner than about a
+//   cell has rho < 1/2 and would vanish from the pressure solve. It is used where
+//   no cell of the 3 x 3 x 3 block around has rho >= 1/2 (splashes and drops).
 #include <array>
 
 #include "lib/core/types.hpp"
@@ -32,10 +44,41 @@ Real particle_radius(const grid::MacGrid& grid);
 // liquid the simulator saw.
 inline constexpr Real PARTICLE_RADIUS_CELLS = 0.5;
 
-// phi at cell centres from `particles` (3 x n [m]) with ball radius `radius` [m];
+// The union-of-balls phi at cell centres from `particles` (3 x n [m]) with ball
+// radius `radius` [m]: exact wherever the nearest particle is within 2.5 dx of the
+// centre (particles are searched 2 cells around), capped at 2.5 dx - r beyond.
 // `phi` is resized to grid.cell_size(). Parallel over cells, deterministic.
 void liquid_sdf_from_particles(const grid::MacGrid& grid, const Points& particles, Real radius,
                                grid::Array3<Real>& phi);
+
+// The kernel's 1D value at 0, the slope of rho across a flat surface in 1/dx.
+inline constexpr Real COLOUR_KERNEL_CENTRE = 0.75;
+
+// The smoothed liquid fraction rho at cell centres (see above): `particle_volume`
+// is the volume one particle stands for [m^3]; `solid_phi` the node solid SDF [m]
+// (< 0 in solids), whose sign at 2 x 2 x 2 points per cell gives the open space of
+// the normalisation; a cell whose normaliser is below COLOUR_MIN_OPEN (almost all
+// solid around it) gets rho = 0. Parallel over cells, deterministic.
+void liquid_fraction_from_particles(const grid::MacGrid& grid, const Points& particles,
+                                    Real particle_volume, const grid::Array3<Real>& solid_phi,
+                                    grid::Array3<Real>& rho);
+inline constexpr Real COLOUR_MIN_OPEN = 0.05;
+
+// The simulator's liquid phi: the smoothed liquid fraction's phi, and the union of
+// balls of radius `radius` where no neighbouring cell (3 x 3 x 3) has rho >= 1/2.
+void liquid_phi_from_particles(const grid::MacGrid& grid, const Points& particles,
+                               Real particle_volume, Real radius,
+                               const grid::Array3<Real>& solid_phi, grid::Array3<Real>& phi);
+
+// The liquid volume [m^3] the simulator sees, over the cells whose centre is outside
+// the solid (mean of the node `solid_phi` >= 0): the bulk, where the phi above is the
+// smoothed fraction's, counts dx^3 for a cell whose open face neighbours are all
+// bulk and dx^3 clamp(1/2 - phi/dx, 0, 1) at its surface (exact for a flat surface
+// through the cell: the clamped ramps of the cells on both sides sum to the
+// liquid's depth); a drop cell counts particle_volume per particle in it. Why not
+// the drop's ball: one particle (1/8 of a cell by default) would count as a cell.
+Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& particles,
+                                  Real particle_volume, const grid::Array3<Real>& solid_phi);
 
 // Extends the liquid SDF into the solid and closes one-cell holes (DESIGN.md
 // section 3). `fractions` are the open face fractions; "neighbour" below means a
@@ -48,7 +91,7 @@ void liquid_sdf_from_particles(const grid::MacGrid& grid, const Points& particle
 //    the solid cells set before them (up to SOLID_EXTENSION_LAYERS layers). The mean
 //    is exact for a flat surface when the neighbours are symmetric, and a cell
 //    surrounded by liquid always stays liquid (a linear extrapolation would not:
-//    the union-of-balls phi is noisy inside the liquid). A solid cell reached by
+//    phi is capped at about -dx/2 inside the liquid, not a distance). A solid cell reached by
 //    no layer keeps Batty's rule: liquid (phi = -dx/2) when phi < dx/2.
 // 2. An air cell (phi >= 0) all of whose neighbours (at least one) are liquid is a
 //    hole of the union of balls, not a resolvable bubble; it gets the mean phi of

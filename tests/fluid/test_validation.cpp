@@ -88,9 +88,11 @@ TEST_CASE("validation: hydrostatic rest in a half-filled spherical container") {
   MESSAGE("volume: exact " << v_exact << ", initial " << v0 << " (" << 100 * (v0 / v_exact - 1) << " %), at 1 s "
                            << v1 << " (" << 100 * (v1 / v_exact - 1) << " % of exact, "
                            << 100 * (v1 / v0 - 1) << " % drift)");
-  // Reference: max |u| < 1 % of sqrt(g R). Not met (about 10-20 % measured): the
-  // ghost-fluid surface turns the sub-cell roughness of the union-of-balls surface
-  // into currents of order |g| dt at the surface faces. Kept visible, non-fatal.
+  // Reference: max |u| < 1 % of sqrt(g R). Not met: about 3 % at 1 s (14 % with the
+  // earlier union-of-balls surface), on faces at the contact line with the curved
+  // wall; inside the liquid about 1.6 %. What remains is the sub-cell noise of the
+  // particle surface (about 0.02 dx, the seeding jitter), which the ghost-fluid
+  // surface turns into currents. Kept visible, non-fatal.
   WARN(final_speed < 0.01 * speed_scale);
   CHECK(std::abs(p_bottom / p_expected - 1) < 0.02);
   CHECK(std::abs(v1 / v_exact - 1) < 0.02);
@@ -136,10 +138,9 @@ TEST_CASE("validation: dam break against Martin & Moyce (1952)") {
   MESSAGE(steps << " steps, " << seconds_since(start) << " s wall, max PCG iterations " << max_iterations);
   MESSAGE("volume: initial " << v0 << " m^3 (column " << a * 2 * a * g.dx * g.resolution.z()
                              << "), worst drift over 2 s " << 100 * worst_volume << " %");
-  // Reference: within 5 % over 2 s. Not met at this resolution: the SDF volume
-  // inflates while the liquid splashes (one stray particle marks up to a cell as
-  // liquid), see the report. Kept visible, non-fatal.
-  WARN(worst_volume < 0.05);
+  // Reference: within 5 % over 2 s (the bulk's surface from the smoothed liquid
+  // fraction, splash drops at their particles' volume).
+  CHECK(worst_volume < 0.05);
   for (const auto& [T, Z_ref] : reference) {
     std::size_t i = 1;
     while (i < front.size() && front[i].first < T) ++i;
@@ -150,9 +151,9 @@ TEST_CASE("validation: dam break against Martin & Moyce (1952)") {
     MESSAGE("T = " << T << ": Z = " << Z << " vs Martin & Moyce " << Z_ref << " ("
                    << 100 * (Z / Z_ref - 1) << " %)");
     CHECK(Z >= 0.95 * Z_ref);
-    // The free-slip front runs ahead of the experiment; at T = 1.22 it is just
-    // beyond +15 % at this resolution. Kept visible, non-fatal.
-    WARN(Z <= 1.15 * Z_ref);
+    // The free-slip front runs ahead of the experiment (no friction); the largest
+    // lead is at T = 1.22, +14.8 % at this resolution.
+    CHECK(Z <= 1.15 * Z_ref);
   }
 }
 
