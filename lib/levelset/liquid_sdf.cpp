@@ -52,35 +52,50 @@ Buckets bucket_particles(const grid::MacGrid& grid, const Points& particles) {
 
 }  // namespace
 
-void liquid_sdf_from_particles(const grid::MacGrid& grid, const Points& particles, Real radius,
-                               grid::Array3<Real>& phi) {
+namespace {
+
+// Dilates `mask` by `radius` cells in the Chebyshev metric: along each axis in
+// turn, every line is swept both ways keeping the distance to the last set cell.
+void dilate(grid::Array3<char>& mask, int radius) {
+  const Vec3i size = mask.size();
+  const Index stride[3] = {1, size.x(), static_cast<Index>(size.x()) * size.y()};
+  for (int a = 0; a < 3; ++a) {
+    const grid::Array3<char> before = mask;
+    const Index s = stride[a];
+    const int n = size[a];
+    parallel_for(0, mask.count() / n, [&](Index line) {
+      // The line's first cell: the other two coordinates, x fastest.
+      const Index base = a == 0 ? line * n : a == 1 ? line % size.x() + (line / size.x()) * stride[2] : line;
+      int last = -radius - 1;
+      for (int at = 0; at < n; ++at) {
+        if (before[base + at * s]) last = at;
+        if (at - last <= radius) mask[base + at * s] = 1;
+      }
+      last = n + radius;
+      for (int at = n - 1; at >= 0; --at) {
+        if (before[base + at * s]) last = at;
+        if (last - at <= radius) mask[base + at * s] = 1;
+      }
+    });
+  }
+}
+
+// The union of balls at the cells where `wanted` is set (all cells when null);
+// the others get the far value.
+void union_of_balls(const grid::MacGrid& grid, const Points& particles, const Buckets& buckets,
+                    Real radius, const grid::Array3<char>* wanted, grid::Array3<Real>& phi) {
   phi.resize(grid.cell_size());
-  const Buckets buckets = bucket_particles(grid, particles);
   const auto& start = buckets.start;
   const auto& order = buckets.order;
   const Real dx = grid.dx;
   const Real far = (LIQUID_SEARCH_CELLS + 0.5) * dx;
-  // Cells with a particle within LIQUID_SEARCH_CELLS (Chebyshev): occupancy dilated
-  // axis by axis. The others are far from the liquid and skip the search.
+  // Cells with a particle within LIQUID_SEARCH_CELLS (Chebyshev); the others are
+  // far from the liquid and skip the search.
   grid::Array3<char> near(grid.cell_size(), 0);
   for (Index c = 0; c < grid.cell_count(); ++c) near[c] = start[c + 1] > start[c];
-  for (int a = 0; a < 3; ++a) {
-    const grid::Array3<char> before = near;
-    parallel_for(0, near.count(), [&](Index idx) {
-      if (before[idx]) return;
-      const Vec3i c = near.coord(idx);
-      for (int d = -LIQUID_SEARCH_CELLS; d <= LIQUID_SEARCH_CELLS; ++d) {
-        Vec3i n = c;
-        n[a] += d;
-        if (near.inside(n.x(), n.y(), n.z()) && before(n)) {
-          near[idx] = 1;
-          return;
-        }
-      }
-    });
-  }
+  dilate(near, LIQUID_SEARCH_CELLS);
   parallel_for(0, grid.cell_count(), [&](Index idx) {
-    if (!near[idx]) {
+    if (!near[idx] || (wanted && !(*wanted)[idx])) {
       phi[idx] = far - radius;
       return;
     }
@@ -107,8 +122,6 @@ void liquid_sdf_from_particles(const grid::MacGrid& grid, const Points& particle
   });
 }
 
-namespace {
-
 // The quadratic B-spline, support |t| < 3/2 (t in cells); its integer translates
 // sum to 1.
 Real bspline2(Real t) {
@@ -119,17 +132,31 @@ Real bspline2(Real t) {
 }
 
 // Open-space quadrature points per cell and axis (2: the default seeding's
-// sub-cell centres, so a seeded region normalises exactly) and their kernel
-// weights seen from a cell centre: neighbour offset n in {-1, 0, 1}, point s in
-// {0, 1} at t = n + (s + 1/2) / 2 - 1/2, entry 2 (n + 1) + s. Each weight is
-// divided by 2 (the points per axis), so the six sum to 1.
+// sub-cell centres, so a seeded region normalises exactly).
 constexpr int QUADRATURE = 2;
-std::array<Real, 6> quadrature_weights() {
-  std::array<Real, 6> w{};
+static_assert(QUADRATURE == 2, "the open bits and their 1/4, 3/4 weights assume 2 points per axis");
+
+// The kernel integrated over the open quadrature points of a neighbour cell, seen
+// from a cell centre: entry [o][bits] for the neighbour at offset (di, dj, dk) in
+// {-1, 0, 1}^3, o = (di + 1) + 3 (dj + 1) + 9 (dk + 1), whose open points are
+// `bits` (bit s_x + 2 s_y + 4 s_z). Point s of neighbour n sits at
+// t = n + (s + 1/2) / 2 - 1/2 cells; each 1D weight is divided by 2 (the points
+// per axis), so the entries for bits = 0xFF over the 27 offsets sum to 1.
+using SpaceTable = std::array<std::array<Real, 256>, 27>;
+SpaceTable space_table() {
+  std::array<Real, 6> w{};  // entry 2 (n + 1) + s
   for (int n = -1; n <= 1; ++n)
     for (int s = 0; s < QUADRATURE; ++s)
       w[2 * (n + 1) + s] = bspline2(n + (s + 0.5) / QUADRATURE - 0.5) / QUADRATURE;
-  return w;
+  SpaceTable table{};
+  for (int o = 0; o < 27; ++o) {
+    const int di = o % 3, dj = (o / 3) % 3, dk = o / 9;
+    for (unsigned bits = 0; bits < 256; ++bits)
+      for (int b = 0; b < 8; ++b)
+        if (bits & (1u << b))
+          table[o][bits] += w[2 * di + (b & 1)] * w[2 * dj + ((b >> 1) & 1)] * w[2 * dk + ((b >> 2) & 1)];
+  }
+  return table;
 }
 
 // Cells whose centre is farther than this from every solid [cells] have all eight
@@ -137,99 +164,147 @@ std::array<Real, 6> quadrature_weights() {
 // margin covers SDFs that are distances only near the surface).
 constexpr Real FAR_FROM_SOLID_CELLS = 1.5;
 
-// Whether a cell of the 3 x 3 x 3 block around c is liquid bulk (rho >= 1/2).
-bool near_bulk(const grid::Array3<Real>& rho, const Vec3i& c) {
-  for (int dk = -1; dk <= 1; ++dk)
-    for (int dj = -1; dj <= 1; ++dj)
-      for (int di = -1; di <= 1; ++di) {
-        const int i = c.x() + di, j = c.y() + dj, k = c.z() + dk;
-        if (rho.inside(i, j, k) && rho(i, j, k) >= 0.5) return true;
-      }
-  return false;
-}
-
-}  // namespace
-
-void liquid_fraction_from_particles(const grid::MacGrid& grid, const Points& particles,
-                                    Real particle_volume, const grid::Array3<Real>& solid_phi,
-                                    grid::Array3<Real>& rho) {
-  rho.resize(grid.cell_size());
-  const Buckets buckets = bucket_particles(grid, particles);
-  const auto& start = buckets.start;
-  const auto& order = buckets.order;
+void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets& buckets,
+              Real particle_volume, const grid::Array3<Real>& solid_phi, grid::Array3<Real>& rho) {
+  const Vec3i size = grid.cell_size();
   const Real dx = grid.dx;
   const Real inv_dx = 1 / dx;
-  const Real scale = particle_volume / (dx * dx * dx);
+
+  // The particles' kernel sum, scattered from each particle to the 3 x 3 x 3 cells
+  // around its own (the kernel's support). Slabs of cells along z in three passes
+  // (k mod 3): a slab writes only to its own and the two adjacent slabs, so the
+  // slabs of one pass never write to the same cell, and every cell receives its
+  // terms in the same order for any thread count.
+  grid::Array3<Real> mass(size, 0);
+  for (int pass = 0; pass < 3; ++pass) {
+    const Index slabs = (size.z() - pass + 2) / 3;
+    parallel_for(0, slabs, [&](Index s) {
+      const int k = pass + 3 * static_cast<int>(s);
+      for (int j = 0; j < size.y(); ++j)
+        for (int i = 0; i < size.x(); ++i) {
+          const Index cell = mass.index(i, j, k);
+          for (Index q = buckets.start[cell]; q < buckets.start[cell + 1]; ++q) {
+            const Vec3 x = particles.col(buckets.order[q]);
+            const Vec3 t = (x - grid.cell_center(i, j, k)) * inv_dx;
+            std::array<Real, 3> wx, wy, wz;
+            for (int d = -1; d <= 1; ++d) {
+              wx[d + 1] = bspline2(t.x() - d);
+              wy[d + 1] = bspline2(t.y() - d);
+              wz[d + 1] = bspline2(t.z() - d);
+            }
+            for (int dk = -1; dk <= 1; ++dk) {
+              if (k + dk < 0 || k + dk >= size.z()) continue;
+              for (int dj = -1; dj <= 1; ++dj) {
+                if (j + dj < 0 || j + dj >= size.y()) continue;
+                const Real wyz = wy[dj + 1] * wz[dk + 1];
+                for (int di = -1; di <= 1; ++di)
+                  if (i + di >= 0 && i + di < size.x()) mass(i + di, j + dj, k + dk) += wx[di + 1] * wyz;
+              }
+            }
+          }
+        }
+    });
+  }
 
   // Which of each cell's 2 x 2 x 2 quadrature points are open: bit s_x + 2 s_y + 4 s_z.
-  grid::Array3<unsigned char> open(grid.cell_size(), 0xFF);
+  grid::Array3<unsigned char> open(size, 0xFF);
   parallel_for(0, open.count(), [&](Index idx) {
     const Vec3i c = open.coord(idx);
     if (solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) > FAR_FROM_SOLID_CELLS * dx) return;
-    const Vec3 corner = grid.node_position(c.x(), c.y(), c.z());
+    // Trilinear interpolation of the cell's corner values at the points, which sit
+    // at 1/4 and 3/4 of the cell per axis.
+    Real corner[8];
+    for (int b = 0; b < 8; ++b) corner[b] = solid_phi(c.x() + (b & 1), c.y() + ((b >> 1) & 1), c.z() + ((b >> 2) & 1));
     unsigned char bits = 0;
     for (int b = 0; b < 8; ++b) {
-      const Vec3 local((b & 1) + 0.5, ((b >> 1) & 1) + 0.5, ((b >> 2) & 1) + 0.5);
-      const Vec3 x = corner + (dx / QUADRATURE) * local;
-      if (grid::interpolate(grid, solid_phi, grid::Sampling::node, x) > 0) bits |= 1u << b;
+      Real value = 0;
+      for (int v = 0; v < 8; ++v) {
+        Real weight = 1;
+        for (int a = 0; a < 3; ++a) weight *= ((b >> a) & 1) == ((v >> a) & 1) ? 0.75 : 0.25;
+        value += weight * corner[v];
+      }
+      if (value > 0) bits |= 1u << b;
     }
     open[idx] = bits;
   });
 
-  const std::array<Real, 6> w = quadrature_weights();
+  static const SpaceTable table = space_table();
+  const Real scale = particle_volume / (dx * dx * dx);
+  rho.resize(size);
   parallel_for(0, rho.count(), [&](Index idx) {
+    if (mass[idx] == 0) {  // rho = 0 whatever the open space
+      rho[idx] = 0;
+      return;
+    }
     const Vec3i c = rho.coord(idx);
-    Real mass = 0, space = 0;
+    Real space = 0;
     for (int dk = -1; dk <= 1; ++dk)
       for (int dj = -1; dj <= 1; ++dj)
         for (int di = -1; di <= 1; ++di) {
           const int i = c.x() + di, j = c.y() + dj, k = c.z() + dk;
-          if (!rho.inside(i, j, k)) continue;
-          const Index cell = rho.index(i, j, k);
-          const unsigned bits = open[cell];
-          for (int b = 0; b < 8; ++b)
-            if (bits & (1u << b))
-              space += w[2 * (di + 1) + (b & 1)] * w[2 * (dj + 1) + ((b >> 1) & 1)] *
-                       w[2 * (dk + 1) + ((b >> 2) & 1)];
-          if (start[cell] == start[cell + 1]) continue;
-          const Vec3 x = grid.cell_center(c.x(), c.y(), c.z());
-          for (Index s = start[cell]; s < start[cell + 1]; ++s) {
-            const Vec3 d = (particles.col(order[s]) - x) * inv_dx;
-            mass += bspline2(d.x()) * bspline2(d.y()) * bspline2(d.z());
-          }
+          if (rho.inside(i, j, k)) space += table[(di + 1) + 3 * (dj + 1) + 9 * (dk + 1)][open(i, j, k)];
         }
-    rho[idx] = space >= COLOUR_MIN_OPEN ? scale * mass / space : 0;
+    rho[idx] = space >= COLOUR_MIN_OPEN ? scale * mass[idx] / space : 0;
   });
+}
+
+// Cells with a cell of liquid bulk (rho >= 1/2) in the 3 x 3 x 3 block around.
+grid::Array3<char> near_bulk(const grid::Array3<Real>& rho) {
+  grid::Array3<char> bulk(rho.size(), 0);
+  for (Index idx = 0; idx < rho.count(); ++idx) bulk[idx] = rho[idx] >= 0.5;
+  dilate(bulk, 1);
+  return bulk;
+}
+
+}  // namespace
+
+void liquid_sdf_from_particles(const grid::MacGrid& grid, const Points& particles, Real radius,
+                               grid::Array3<Real>& phi) {
+  union_of_balls(grid, particles, bucket_particles(grid, particles), radius, nullptr, phi);
+}
+
+void liquid_fraction_from_particles(const grid::MacGrid& grid, const Points& particles,
+                                    Real particle_volume, const grid::Array3<Real>& solid_phi,
+                                    grid::Array3<Real>& rho) {
+  fraction(grid, particles, bucket_particles(grid, particles), particle_volume, solid_phi, rho);
 }
 
 void liquid_phi_from_particles(const grid::MacGrid& grid, const Points& particles,
                                Real particle_volume, Real radius,
                                const grid::Array3<Real>& solid_phi, grid::Array3<Real>& phi) {
+  const Buckets buckets = bucket_particles(grid, particles);
   grid::Array3<Real> rho;
-  liquid_fraction_from_particles(grid, particles, particle_volume, solid_phi, rho);
-  liquid_sdf_from_particles(grid, particles, radius, phi);
+  fraction(grid, particles, buckets, particle_volume, solid_phi, rho);
+  const grid::Array3<char> bulk = near_bulk(rho);
+  grid::Array3<char> drops(bulk.size());
+  for (Index idx = 0; idx < bulk.count(); ++idx) drops[idx] = !bulk[idx];
+  union_of_balls(grid, particles, buckets, radius, &drops, phi);
   const Real slope = grid.dx / COLOUR_KERNEL_CENTRE;
   parallel_for(0, phi.count(), [&](Index idx) {
     const Real colour = (0.5 - rho[idx]) * slope;
-    phi[idx] = near_bulk(rho, phi.coord(idx)) ? colour : std::min(colour, phi[idx]);
+    phi[idx] = bulk[idx] ? colour : std::min(colour, phi[idx]);
   });
 }
 
 Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& particles,
                                   Real particle_volume, const grid::Array3<Real>& solid_phi) {
-  grid::Array3<Real> rho;
-  liquid_fraction_from_particles(grid, particles, particle_volume, solid_phi, rho);
   const Buckets buckets = bucket_particles(grid, particles);
+  grid::Array3<Real> rho;
+  fraction(grid, particles, buckets, particle_volume, solid_phi, rho);
+  const grid::Array3<char> bulk = near_bulk(rho);
   const Real cell_volume = grid.dx * grid.dx * grid.dx;
-  auto open_cell = [&](const Vec3i& c) {
-    return rho.inside(c.x(), c.y(), c.z()) && solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) >= 0;
-  };
+  grid::Array3<char> open(rho.size());
+  parallel_for(0, open.count(), [&](Index idx) {
+    const Vec3i c = open.coord(idx);
+    open[idx] = solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) >= 0;
+  });
+  auto open_cell = [&](const Vec3i& c) { return open.inside(c.x(), c.y(), c.z()) && open(c); };
   Real cells = 0;  // serial: the summation order, hence the result, is thread-independent
   Index drops = 0;
   for (Index n = 0; n < rho.count(); ++n) {
+    if (!open[n]) continue;
     const Vec3i c = rho.coord(n);
-    if (!open_cell(c)) continue;
-    if (!near_bulk(rho, c)) {
+    if (!bulk[n]) {
       drops += buckets.start[n + 1] - buckets.start[n];
       continue;
     }

@@ -65,7 +65,8 @@ void liquid_fraction_from_particles(const grid::MacGrid& grid, const Points& par
 inline constexpr Real COLOUR_MIN_OPEN = 0.05;
 
 // The simulator's liquid phi: the smoothed liquid fraction's phi, and the union of
-// balls of radius `radius` where no neighbouring cell (3 x 3 x 3) has rho >= 1/2.
+// balls of radius `radius` where no neighbouring cell (3 x 3 x 3) has rho >= 1/2
+// (the balls are searched only there: in the bulk they would be discarded).
 void liquid_phi_from_particles(const grid::MacGrid& grid, const Points& particles,
                                Real particle_volume, Real radius,
                                const grid::Array3<Real>& solid_phi, grid::Array3<Real>& phi);

@@ -151,3 +151,85 @@ TEST_CASE("liquid volume: the bulk by its surface, drops by their particles") {
   const Real with_drops = levelset::liquid_volume_from_particles(g, all, volume, solid);
   CHECK(with_drops - bulk == doctest::Approx(5 * volume));
 }
+
+#include "lib/core/parallel.hpp"
+
+TEST_CASE("liquid phi: equals the direct sums over all particles, for any thread count") {
+  // A block with a rough top, a loose spray above it and particles on the domain
+  // boundary, with no solid: rho and phi recomputed here from their definitions,
+  // every particle against every cell.
+  const auto g = cube_grid(14);
+  const Real dx = g.dx;
+  Points p = fluid::seed_particles(
+      g, [](const Vec3& x) { return x.y() < 0.35 + 0.1 * std::sin(9 * x.x()) * std::cos(7 * x.z()); }, 8, 11);
+  const Index bulk_count = p.cols();
+  p.conservativeResize(3, bulk_count + 60);
+  unsigned state = 12345;
+  auto uniform = [&] { return (state = state * 1664525u + 1013904223u) / 4294967296.0; };
+  for (Index q = bulk_count; q < p.cols(); ++q) p.col(q) = Vec3(uniform(), 0.55 + 0.45 * uniform(), uniform());
+  p.col(bulk_count) = Vec3(0, 1, 0.5);  // on the boundary
+  const auto solid = levelset::sample_solid_at_nodes(g, {});
+  const Real volume = dx * dx * dx / 8, radius = levelset::particle_radius(g);
+
+  auto kernel_1d = [](Real t) {
+    t = std::abs(t);
+    return t < 0.5 ? 0.75 - t * t : t < 1.5 ? 0.5 * (1.5 - t) * (1.5 - t) : 0.0;
+  };
+  // The kernel over the grid's quadrature points (2 per cell and axis) along one axis.
+  auto space_1d = [&](int at, int n) {
+    Real s = 0;
+    for (int d = -1; d <= 1; ++d)
+      if (at + d >= 0 && at + d < n)
+        for (Real t : {d - 0.25, d + 0.25}) s += kernel_1d(t) / 2;
+    return s;
+  };
+  const Vec3i size = g.cell_size();
+  grid::Array3<Real> rho_ref(size), balls_ref(size);
+  for (Index n = 0; n < rho_ref.count(); ++n) {
+    const Vec3i c = rho_ref.coord(n);
+    const Vec3 x = g.cell_center(c.x(), c.y(), c.z());
+    Real mass = 0, nearest = 2.5 * dx;
+    for (Index q = 0; q < p.cols(); ++q) {
+      const Vec3 d = (p.col(q) - x) / dx;
+      mass += kernel_1d(d.x()) * kernel_1d(d.y()) * kernel_1d(d.z());
+      nearest = std::min(nearest, (p.col(q) - x).norm());
+    }
+    const Real space = space_1d(c.x(), size.x()) * space_1d(c.y(), size.y()) * space_1d(c.z(), size.z());
+    rho_ref[n] = volume / (dx * dx * dx) * mass / space;
+    balls_ref[n] = nearest - radius;
+  }
+  grid::Array3<Real> phi_ref(size);
+  int drop_cells = 0;
+  for (Index n = 0; n < phi_ref.count(); ++n) {
+    const Vec3i c = phi_ref.coord(n);
+    bool bulk = false;
+    for (int dk = -1; dk <= 1; ++dk)
+      for (int dj = -1; dj <= 1; ++dj)
+        for (int di = -1; di <= 1; ++di)
+          if (rho_ref.inside(c.x() + di, c.y() + dj, c.z() + dk) && rho_ref(c.x() + di, c.y() + dj, c.z() + dk) >= 0.5)
+            bulk = true;
+    const Real colour = (0.5 - rho_ref[n]) * dx / levelset::COLOUR_KERNEL_CENTRE;
+    phi_ref[n] = bulk ? colour : std::min(colour, balls_ref[n]);
+    drop_cells += !bulk && balls_ref[n] < 0;
+  }
+  CHECK(drop_cells > 20);  // the spray is in the test
+
+  grid::Array3<Real> rho[2], phi[2];
+  for (int threads : {1, 2}) {
+    set_threads(threads);
+    levelset::liquid_fraction_from_particles(g, p, volume, solid, rho[threads - 1]);
+    levelset::liquid_phi_from_particles(g, p, volume, radius, solid, phi[threads - 1]);
+  }
+  set_threads(0);
+  Real rho_error = 0, phi_error = 0;
+  for (Index n = 0; n < phi_ref.count(); ++n) {
+    rho_error = std::max(rho_error, std::abs(rho[0][n] - rho_ref[n]));
+    phi_error = std::max(phi_error, std::abs(phi[0][n] - phi_ref[n]) / dx);
+  }
+  MESSAGE("max |rho - direct| " << rho_error << ", max |phi - direct| " << phi_error << " dx, " << drop_cells
+                                << " drop cells");
+  CHECK(rho_error < 1e-12);
+  CHECK(phi_error < 1e-12);
+  CHECK(rho[0].data() == rho[1].data());
+  CHECK(phi[0].data() == phi[1].data());
+}
