@@ -44,17 +44,25 @@ Points seed_particles(const grid::MacGrid& grid, const Region& region, int per_c
       const std::uint64_t key = (static_cast<std::uint64_t>(seed) << 40) ^
                                 (static_cast<std::uint64_t>(cell) * per_cell + p) * 3;
       Vec3 r(uniform(key), uniform(key + 1), uniform(key + 2));
-      Vec3 local;
-      if (lattice) {
-        const Vec3 sub(p % m, (p / m) % m, p / (m * m));
-        local = (sub + Vec3::Constant(0.5) + SEED_JITTER * (r - Vec3::Constant(0.5))) / m;
-      } else {
-        local = r;
-      }
-      const Vec3 x = corner + grid.dx * local;
       const std::size_t slot = static_cast<std::size_t>(cell) * per_cell + p;
-      candidates[slot] = x;
-      keep[slot] = region(x) ? 1 : 0;
+      if (!lattice) {
+        candidates[slot] = corner + grid.dx * r;
+        keep[slot] = region(candidates[slot]) ? 1 : 0;
+        continue;
+      }
+      // A sub-cell is filled when its centre is in the region. With 8 per cell these
+      // are the points where the liquid fraction measures open space
+      // (levelset/liquid_sdf.hpp), so next to a wall the particles and the
+      // normaliser count the same sub-cells; deciding by the jittered position
+      // instead left contact-line cells a particle short or over, and still water
+      // started with currents at the wall. The particle keeps its jitter unless
+      // that takes it out of the region.
+      const Vec3 sub(p % m, (p / m) % m, p / (m * m));
+      const Vec3 centre = corner + grid.dx * (sub + Vec3::Constant(0.5)) / m;
+      if (!region(centre)) continue;
+      const Vec3 x = centre + grid.dx * SEED_JITTER * (r - Vec3::Constant(0.5)) / m;
+      keep[slot] = 1;
+      candidates[slot] = region(x) ? x : centre;
     }
   });
   Index n = 0;

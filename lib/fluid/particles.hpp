@@ -11,10 +11,12 @@ namespace fsicut::fluid {
 // Point membership test of a region (true inside), world coordinates [m].
 using Region = std::function<bool(const Vec3&)>;
 
-// Seeds `per_cell` particles in every cell and keeps those inside `region`.
+// Seeds `per_cell` particles in every cell, inside `region`.
 // per_cell = m^3 (8 = 2^3, the default) places one particle in each of the m^3
-// sub-cells, at the sub-cell centre plus a jitter of up to +-SEED_JITTER/2 of the
-// sub-cell edge per axis; other counts are uniform in the cell. The jitter comes
+// sub-cells whose centre is in the region, at the sub-cell centre plus a jitter of
+// up to +-SEED_JITTER/2 of the sub-cell edge per axis (none when the jittered
+// point would leave the region); other counts are uniform in the cell and keep the
+// particles inside the region. The jitter comes
 // from a hash of (seed, cell, particle), so the result is independent of the
 // thread count and of the order of regions. Returns 3 x #kept [m], ordered by cell.
 Points seed_particles(const grid::MacGrid& grid, const Region& region, int per_cell, unsigned seed);
