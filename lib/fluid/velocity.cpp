@@ -78,6 +78,14 @@ void extrapolate_velocity(grid::MacVelocity& u, FaceFlags& valid, int layers) {
   }
 }
 
+void release_nearly_closed(const FaceFractions& fractions, FaceFlags& valid) {
+  for (int a = 0; a < 3; ++a)
+    parallel_for(0, valid[a].count(), [&](Index idx) {
+      const Real f = fractions[a][idx];
+      if (f > 0 && f < NEARLY_CLOSED_FRACTION) valid[a][idx] = 0;
+    });
+}
+
 void constrain_velocity(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                         const FaceFractions& fractions, const FaceFlags& valid,
                         grid::MacVelocity& u, grid::MacVelocity& scratch,
@@ -93,7 +101,7 @@ void constrain_velocity(const grid::MacGrid& grid, const grid::Array3<Real>& sol
         u[a][idx] = 0;  // domain wall
         return;
       }
-      if (fractions[a][idx] > 0 || !valid[a][idx]) return;
+      if (fractions[a][idx] >= NEARLY_CLOSED_FRACTION || !valid[a][idx]) return;
       const Vec3 x = grid.position(s, f.x(), f.y(), f.z());
       const Vec3 g = node_field_gradient(grid, solid_phi, x);
       const Real g2 = g.squaredNorm();
