@@ -114,6 +114,7 @@ void put_stats(Writer& w, const sim::FrameStats& s) {
   w.f64(s.solver.relative_residual);
   w.f64(s.solver.round_off_floor);
   w.i32(s.solver.unknowns);
+  w.str(s.solver.failure);
   w.u32(static_cast<std::uint32_t>(s.seconds.size()));
   for (const auto& [stage, seconds] : s.seconds) {
     w.str(stage);
@@ -219,6 +220,7 @@ sim::FrameStats get_stats(Reader& r) {
   s.solver.relative_residual = r.f64();
   s.solver.round_off_floor = r.f64();
   s.solver.unknowns = r.i32();
+  s.solver.failure = r.str();
   const std::uint32_t n = r.u32();
   for (std::uint32_t i = 0; i < n; ++i) {
     std::string stage = r.str();

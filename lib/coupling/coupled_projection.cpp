@@ -77,9 +77,9 @@ class BlockPreconditioner {
     if (np > 0) fluid_.compute(Eigen::SparseMatrix<Real>(A.topLeftCorner(np, np)));
     if (nv > 0) solid_.compute(Eigen::SparseMatrix<Real>(A.bottomRightCorner(nv, nv)));
   }
-  bool ok() const {
-    return (np_ == 0 || fluid_.info() == Eigen::Success) && solid_.info() == Eigen::Success;
-  }
+  bool ok() const { return fluid_ok() && solid_ok(); }
+  bool fluid_ok() const { return np_ == 0 || fluid_.info() == Eigen::Success; }
+  bool solid_ok() const { return solid_.info() == Eigen::Success; }
   void operator()(const Vector& r, Vector& z) const {
     const Index nv = r.size() - np_;
     z.resize(r.size());
@@ -92,6 +92,18 @@ class BlockPreconditioner {
   Eigen::IncompleteCholesky<Real, Eigen::Lower, Eigen::AMDOrdering<int>> fluid_;
   Eigen::SimplicialLLT<Eigen::SparseMatrix<Real>, Eigen::Lower, Eigen::AMDOrdering<int>> solid_;
 };
+
+// The report of a solve that could not start: x stays the guess.
+linsolve::Report failed_preconditioner(const SparseMatrix& A, const Vector& b, const Vector& x,
+                                       const BlockPreconditioner& p) {
+  linsolve::Report r;
+  r.unknowns = static_cast<int>(b.size());
+  r.relative_residual = b.norm() > 0 ? (b - A * x).norm() / b.norm() : 0;
+  r.failure = !p.solid_ok() ? "the Cholesky factorization of the solid block of (33) failed: it is not numerically "
+                              "positive definite (a nearly flat tetrahedron makes its condition number explode)"
+                            : "the incomplete Cholesky factorization of the pressure block of (33) failed";
+  return r;
+}
 
 }  // namespace
 
@@ -166,7 +178,7 @@ CoupledSolution solve_spd(const CoupledSystem& sys, const CoupledSettings& setti
       out.report = linsolve::solve_pcg(spd.matrix, spd.rhs, x, pcg_settings(settings),
                                        [&](const Vector& r, Vector& z) { precondition(r, z); });
     else
-      out.report.unknowns = np + nv;  // a failed factorization: the caller sees an unconverged solve
+      out.report = failed_preconditioner(spd.matrix, spd.rhs, x, precondition);
   }
   out.pressure = x.head(np);
   out.velocity = spd.alpha * x.tail(nv);

@@ -11,6 +11,7 @@ struct Report {
   double relative_residual = 0;  // |b - A x| / |b| at exit (0 when b = 0)
   double round_off_floor = 0;    // attainable relative residual in double precision (0: not computed)
   int unknowns = 0;
+  std::string failure;  // why the solver could not run at all (e.g. a failed factorization); empty when it ran
 };
 
 // Keeps the worse of two reports (for "worst substep" statistics).

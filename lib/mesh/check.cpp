@@ -284,6 +284,23 @@ Real tet_volume(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
   return (b - a).dot((c - a).cross(d - a)) / 6;
 }
 
+Real tet_quality(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
+  const Real l2 = ((b - a).squaredNorm() + (c - a).squaredNorm() + (d - a).squaredNorm() + (c - b).squaredNorm() +
+                   (d - b).squaredNorm() + (d - c).squaredNorm()) / 6;
+  if (!(l2 > 0)) return 0;
+  return 6 * std::sqrt(Real(2)) * std::abs(tet_volume(a, b, c, d)) / (l2 * std::sqrt(l2));
+}
+
+WorstTet worst_tet(const TetMesh& mesh) {
+  WorstTet w;
+  for (Index e = 0; e < static_cast<Index>(mesh.tets.size()); ++e) {
+    const Tet& t = mesh.tets[e];
+    const Real q = tet_quality(mesh.rest.col(t[0]), mesh.rest.col(t[1]), mesh.rest.col(t[2]), mesh.rest.col(t[3]));
+    if (w.tet < 0 || q < w.quality) w = {e, q};
+  }
+  return w;
+}
+
 Real volume(const TetMesh& mesh) {
   Real sum = 0;
   for (const Tet& t : mesh.tets)

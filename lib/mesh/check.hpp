@@ -36,4 +36,19 @@ Real volume(const TetMesh& mesh);
 // Signed volume of one tet (a, b, c, d) [m^3]: (b - a) . ((c - a) x (d - a)) / 6.
 Real tet_volume(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d);
 
+// Shape quality of one tet: 6 sqrt(2) |V| / l_rms^3, with l_rms the root mean
+// square of its six edge lengths. 1 for the regular tet, 0 for a flat one
+// (slivers included, which radius-edge ratios miss). Why it matters: a tet's
+// stiffness grows like 1 / quality^2, and the SPD coupled matrix (33) squares
+// the solid block's condition number, so one near-flat tet is enough to make
+// its factorization fail.
+Real tet_quality(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d);
+
+// The tet of lowest tet_quality: its index and quality (-1 and 1 for no tets).
+struct WorstTet {
+  Index tet = -1;
+  Real quality = 1;
+};
+WorstTet worst_tet(const TetMesh& mesh);
+
 }  // namespace fsicut::mesh

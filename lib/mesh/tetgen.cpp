@@ -78,9 +78,11 @@ std::string switches(const TetgenOptions& options) {
   if (options.max_tet_volume > 0) {
     // a: the volume bound. Y (keep the input triangles) is left out: next to
     // large surface triangles TetGen could not honour the bound without
-    // splitting them. O0: TetGen's final mesh optimization (flips, smoothing)
-    // does not re-check the bound and leaves tets up to ~20% above it.
-    s << "a" << options.max_tet_volume << "O0";
+    // splitting them. TetGen's final mesh optimization (flips, smoothing)
+    // stays on: without it (O0) the refinement leaves slivers, even flat tets
+    // (quality 1e-15 in scenes/paper/fluid_in_sphere.json's shell). It does not
+    // re-check the bound; split_oversized() restores it.
+    s << "a" << options.max_tet_volume;
   } else {
     s << "Y";  // keep the input surface triangles as they are
   }
@@ -303,6 +305,26 @@ Real winding_number(const SurfaceMesh& s, const Vec3& p) {
   return sum / (4 * PI);
 }
 
+// Splits every tet larger than `bound` at its centroid into four, until none
+// is: TetGen's optimization may leave a few tets up to ~25% above its bound.
+// Conforming (the faces stay), and the new nodes go after the existing ones.
+void split_oversized(TetMesh& mesh, Real bound) {
+  for (std::size_t e = 0; e < mesh.tets.size(); ++e) {
+    const Tet t = mesh.tets[e];
+    const Vec3 a = mesh.rest.col(t[0]), b = mesh.rest.col(t[1]), c = mesh.rest.col(t[2]), d = mesh.rest.col(t[3]);
+    if (tet_volume(a, b, c, d) <= bound) continue;
+    const int m = static_cast<int>(mesh.rest.cols());
+    mesh.rest.conservativeResize(3, m + 1);
+    mesh.rest.col(m) = (a + b + c + d) / 4;
+    // Each sub-tet replaces one corner by the centroid: orientation kept.
+    mesh.tets[e] = Tet(m, t[1], t[2], t[3]);
+    mesh.tets.emplace_back(t[0], m, t[2], t[3]);
+    mesh.tets.emplace_back(t[0], t[1], m, t[3]);
+    mesh.tets.emplace_back(t[0], t[1], t[2], m);
+    --e;  // re-check the first sub-tet (later ones are checked when reached)
+  }
+}
+
 }  // namespace
 
 TetMesh tetrahedralize(const SurfaceMesh& surface, const TetgenOptions& options, const std::string& name,
@@ -402,6 +424,17 @@ TetMesh tetrahedralize(const SurfaceMesh& surface, const TetgenOptions& options,
     const Real v = tet_volume(mesh.rest.col(t[0]), mesh.rest.col(t[1]), mesh.rest.col(t[2]), mesh.rest.col(t[3]));
     if (v == 0) throw MeshError(name + ": cannot tetrahedralize: TetGen produced a flat tetrahedron");
     if (v < 0) std::swap(t[2], t[3]);
+  }
+  if (options.max_tet_volume > 0) split_oversized(mesh, options.max_tet_volume);
+  const WorstTet worst = worst_tet(mesh);
+  if (worst.quality < MIN_TET_QUALITY) {
+    const Tet& t = mesh.tets[worst.tet];
+    const Vec3 at = (mesh.rest.col(t[0]) + mesh.rest.col(t[1]) + mesh.rest.col(t[2]) + mesh.rest.col(t[3])) / 4;
+    std::ostringstream s;
+    s << name << ": cannot tetrahedralize: TetGen produced a nearly flat tetrahedron at (" << at.x() << ", " << at.y()
+      << ", " << at.z() << "), shape quality " << worst.quality << " (1 = regular, at least " << MIN_TET_QUALITY
+      << " needed); the surface has nearly coincident or coplanar features there";
+    throw MeshError(s.str());
   }
   mesh.boundary = extract_boundary(mesh.tets);
   return mesh;

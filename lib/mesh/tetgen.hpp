@@ -12,9 +12,15 @@ namespace fsicut::mesh {
 // bounds are rejected.
 constexpr Real MIN_QUALITY = 1.0;
 
+// The lowest tet shape quality (check.hpp tet_quality, 1 = regular) accepted
+// from TetGen. A tet at 1e-3 is already a million times stiffer than a regular
+// one of its size; TetGen's flat leftovers are at 1e-15.
+constexpr Real MIN_TET_QUALITY = 1e-3;
+
 // Tetrahedralizes the volume enclosed by `surface` with TetGen: switches
 // "pzA" + "Y" (keep the input triangles), or, when options.max_tet_volume > 0,
-// "a<max_tet_volume>O0" instead of "Y"; plus "q<quality>" when quality > 0.
+// "a<max_tet_volume>" instead of "Y"; plus "q<quality>" when quality > 0.
+// TetGen's final optimization (flips, smoothing) is on in both cases.
 //
 // `surface` must be closed and outward (run check_closed_surface() first). It
 // may have several components: a component inside another with inward-facing
@@ -23,10 +29,14 @@ constexpr Real MIN_QUALITY = 1.0;
 // Surface: without a volume bound the input triangles are kept as they are
 // (TetGen adds Steiner points inside only) and the result's boundary is the
 // input surface. With a bound, TetGen may split surface triangles (it could
-// not honour the bound next to large ones otherwise) and its final mesh
-// optimization is off (it would push tets up to ~20% past the bound). Either
-// way, new surface points lie on the input triangles, so the volume equals
-// enclosed_volume(surface) up to round-off, and every tet is <= the bound.
+// not honour the bound next to large ones otherwise); its optimization can
+// push a few tets up to ~25% past the bound, and those are split at their
+// centroid. Either way, new surface points lie on the input triangles, so the
+// volume equals enclosed_volume(surface) up to round-off, and every tet is
+// <= the bound.
+//
+// Shape: every tet has tet_quality >= MIN_TET_QUALITY, or MeshError naming
+// where the worst one is (TetGen's radius-edge bound does not exclude slivers).
 //
 // Cavities: TetGen itself only removes what lies outside the outer surface.
 // Each point of `holes` [m] marks a region to leave empty; in addition, every
@@ -37,7 +47,8 @@ constexpr Real MIN_QUALITY = 1.0;
 //
 // Result: positively oriented tets, no unused nodes, `boundary` from
 // extract_boundary() (outward, on tet nodes). Node order: the used surface
-// vertices first, in their order in `surface`, then TetGen's Steiner points.
+// vertices first, in their order in `surface`, then TetGen's Steiner points,
+// then the centroids of split tets.
 // Deterministic: the same input gives the same mesh.
 //
 // TetGen runs in a child process (fork): Debian's TetGen 1.5.0 crashes its

@@ -6,6 +6,7 @@
 #include "lib/core/log.hpp"
 #include "lib/levelset/mesh_sdf.hpp"
 #include "lib/mesh/build.hpp"
+#include "lib/mesh/check.hpp"
 
 namespace fsicut::sim {
 namespace {
@@ -83,7 +84,7 @@ std::string summary(const SimState& state) {
     for (char p : b.pinned) pinned += p ? 1 : 0;
     out << "solid     " << b.name << ": " << b.num_nodes() << " nodes, " << b.num_tets() << " tets, "
         << b.mesh.boundary.size() << " boundary triangles, " << pinned << " pinned nodes, mass " << b.total_mass()
-        << " kg, volume " << st.volume << " m^3\n";
+        << " kg, volume " << st.volume << " m^3, worst tet quality " << mesh::worst_tet(b.mesh).quality << "\n";
   }
   out << "coupling  " << scene::to_string(s.coupling.scheme) << ", sigma " << s.coupling.sigma << ", alpha ";
   if (s.coupling.alpha_auto) out << "auto";

@@ -23,6 +23,7 @@ std::string stats_line(const SimState& state, const FrameStats& s) {
                  {"relative_residual", s.solver.relative_residual},
                  {"converged", s.solves == 0 || s.solver.converged},
                  {"solves", s.solves}};
+  if (!s.solver.failure.empty()) j["solver"]["failure"] = s.solver.failure;
   j["solids"] = json::array();
   for (const solid::Body& b : state.solids) {
     const solid::BodyStats st = solid::stats(b);

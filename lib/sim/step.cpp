@@ -20,6 +20,12 @@ void record(StepReport& report, const linsolve::Report& solve, const scene::Scen
   report.solve = report.solves == 0 ? solve : linsolve::worst(report.solve, solve);
   ++report.solves;
   if (solve.converged) return;
+  if (!solve.failure.empty()) {
+    const std::string message = what + ": " + solve.failure;
+    if (!scene.coupling.allow_unconverged) throw SimulationError(message);
+    log::warn(message);
+    return;
+  }
   char numbers[160];
   std::snprintf(numbers, sizeof numbers, " iterations at relative residual %.3g (tolerance %.3g)",
                 solve.relative_residual, scene.coupling.tolerance);

@@ -211,4 +211,32 @@ TEST_SUITE("coupling") {
   }
 }
 
+TEST_CASE("coupled spd: a solid block that is not positive definite is reported as a failed factorization") {
+  // One cell, one dof. Z2 = (1 - sigma) m + k = -0.4 makes the solid block of
+  // (33), Z2 + Z2^2 / Z1 = -0.4 + 0.16 / 0.9, negative: what a flat tet does.
+  coupling::CoupledSystem sys;
+  sys.fluid = SparseMatrix(1, 1);
+  sys.fluid.insert(0, 0) = 1;
+  sys.fluid_rhs = Vector::Ones(1);
+  sys.coupling = SparseMatrix(1, 1);
+  sys.coupling.insert(0, 0) = 0.5;
+  sys.solid.mass_term = Vector::Ones(1);
+  sys.solid.stiffness_term = SparseMatrix(1, 1);
+  sys.solid.stiffness_term.insert(0, 0) = -0.5;
+  sys.solid.rhs = Vector::Ones(1);
+  coupling::CoupledSettings settings;
+  settings.sigma = 0.9;
+  const coupling::CoupledSolution s = coupling::solve_spd(sys, settings, {});
+  MESSAGE("report: converged " << s.report.converged << ", " << s.report.failure);
+  CHECK_FALSE(s.report.converged);
+  CHECK(s.report.iterations == 0);
+  CHECK(s.report.relative_residual == doctest::Approx(1));  // still the zero guess
+  CHECK(s.report.failure.find("solid block") != std::string::npos);
+  // A positive stiffness factors and solves.
+  sys.solid.stiffness_term.coeffRef(0, 0) = 0.5;
+  const coupling::CoupledSolution ok = coupling::solve_spd(sys, settings, {});
+  CHECK(ok.report.converged);
+  CHECK(ok.report.failure.empty());
+}
+
 }  // namespace fsicut

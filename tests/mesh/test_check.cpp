@@ -44,6 +44,40 @@ SurfaceMesh unit_tet() {
 
 }  // namespace
 
+TEST_CASE("tet_quality: 1 for the regular tet at any size and position - 0 when flat - worst_tet finds the sliver") {
+  const Vec3 a(1, 1, 1), b(1, -1, -1), c(-1, 1, -1), d(-1, -1, 1);  // regular, edge 2 sqrt(2)
+  CHECK(tet_quality(a, b, c, d) == doctest::Approx(1).epsilon(1e-14));
+  CHECK(tet_quality(a, c, b, d) == doctest::Approx(1).epsilon(1e-14));  // orientation does not matter
+  const Vec3 shift(3, -2, 7);
+  CHECK(tet_quality(1e-3 * a + shift, 1e-3 * b + shift, 1e-3 * c + shift, 1e-3 * d + shift) ==
+        doctest::Approx(1).epsilon(1e-9));
+  // The corner of a cube: V = 1/6, l_rms^2 = (3 * 1 + 3 * 2) / 6 = 1.5.
+  CHECK(tet_quality(Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(0, 0, 1)) ==
+        doctest::Approx(std::sqrt(2.0) / std::pow(1.5, 1.5)).epsilon(1e-14));
+  // A sliver: four points of a square lifted alternately by h: quality ~ h.
+  const auto sliver = [](Real h) {
+    return tet_quality(Vec3(0, 0, h), Vec3(1, 0, -h), Vec3(1, 1, h), Vec3(0, 1, -h));
+  };
+  CHECK(sliver(0) == 0);
+  CHECK(sliver(1e-6) > 0);
+  CHECK(sliver(1e-6) < 1e-5);
+  CHECK(tet_quality(Vec3::Zero(), Vec3::Zero(), Vec3::Zero(), Vec3::Zero()) == 0);
+
+  TetMesh m = box_mesh(Vec3::Zero(), Vec3::Ones(), {2, 2, 2});
+  const WorstTet good = worst_tet(m);
+  CHECK(good.quality > 0.5);
+  m.rest.conservativeResize(3, m.rest.cols() + 4);
+  const Index n = m.rest.cols() - 4;
+  m.rest.col(n) = Vec3(0, 0, 1e-7);
+  m.rest.col(n + 1) = Vec3(1, 0, -1e-7);
+  m.rest.col(n + 2) = Vec3(1, 1, 1e-7);
+  m.rest.col(n + 3) = Vec3(0, 1, -1e-7);
+  m.tets.emplace_back(n, n + 1, n + 2, n + 3);
+  const WorstTet bad = worst_tet(m);
+  CHECK(bad.tet == static_cast<Index>(m.tets.size()) - 1);
+  CHECK(bad.quality < 1e-6);
+}
+
 TEST_CASE("the shipped meshes are closed, manifold and outward") {
   for (const char* file : {"meshes/cube.obj", "meshes/torus.obj", "meshes/hollow_cube.obj"}) {
     const std::string path = (test::source_dir() / file).string();
