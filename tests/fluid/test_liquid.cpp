@@ -113,15 +113,28 @@ TEST_CASE("liquid: results do not depend on the thread count") {
 #include "lib/cutcell/face_fractions.hpp"
 #include "lib/fluid/velocity.hpp"
 
-TEST_CASE("velocity: constraint removes the normal component at a sloped wall, extrapolation fills gaps") {
+namespace {
+
+// An n x n x 3 grid cut by a plane wall through (0, height, 0) sloped by `angle`
+// [rad] in x-y: the solid below, its fractions, the wall's normal (into the liquid).
+struct SlopedWall {
   grid::MacGrid g;
-  g.resolution = {12, 12, 3};
-  g.dx = 1.0 / 12;
-  const Real angle = M_PI / 6;
-  const Vec3 normal(std::sin(angle), std::cos(angle), 0);
-  const auto solid_phi = levelset::sample_solid_at_nodes(g, levelset::plane_solid(Vec3(0, 0.5, 0), normal));
+  Vec3 normal;
+  grid::Array3<Real> solid_phi;
   cutcell::FaceFractions f;
-  cutcell::compute_face_fractions(g, solid_phi, f);
+  SlopedWall(int n, Real angle, Real height) : normal(std::sin(angle), std::cos(angle), 0) {
+    g.resolution = {n, n, 3};
+    g.dx = 1.0 / n;
+    solid_phi = levelset::sample_solid_at_nodes(g, levelset::plane_solid(Vec3(0, height, 0), normal));
+    cutcell::compute_face_fractions(g, solid_phi, f);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("velocity: constraint removes the normal component at a sloped wall, extrapolation fills gaps") {
+  const SlopedWall wall(12, M_PI / 6, 0.5);
+  const auto& [g, normal, solid_phi, f] = wall;
   const Vec3 v(1.0, -0.4, 0.0);
   grid::MacVelocity u = grid::make_velocity(g);
   FaceFlags valid;
@@ -157,14 +170,8 @@ TEST_CASE("velocity: a nearly closed face takes the constrained neighbouring flo
   // faces open less than NEARLY_CLOSED_FRACTION carry a wild value (what a large
   // pressure jump across a sliver gives). Released, extrapolated and constrained,
   // they get the uniform flow of the open faces with u.n = 0, like closed faces.
-  grid::MacGrid g;
-  g.resolution = {16, 16, 3};
-  g.dx = 1.0 / 16;
-  const Real angle = M_PI / 7;
-  const Vec3 normal(std::sin(angle), std::cos(angle), 0);
-  const auto solid_phi = levelset::sample_solid_at_nodes(g, levelset::plane_solid(Vec3(0, 0.43, 0), normal));
-  cutcell::FaceFractions f;
-  cutcell::compute_face_fractions(g, solid_phi, f);
+  const SlopedWall wall(16, M_PI / 7, 0.43);
+  const auto& [g, normal, solid_phi, f] = wall;
   const Vec3 tangential = Vec3(1.0, 0.0, 0.0) - normal.x() * normal;  // along the wall
   grid::MacVelocity u = grid::make_velocity(g);
   FaceFlags valid;
