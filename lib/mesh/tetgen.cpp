@@ -309,10 +309,14 @@ Real winding_number(const SurfaceMesh& s, const Vec3& p) {
 // is: TetGen's optimization may leave a few tets up to ~25% above its bound.
 // Conforming (the faces stay), and the new nodes go after the existing ones.
 void split_oversized(TetMesh& mesh, Real bound) {
-  for (std::size_t e = 0; e < mesh.tets.size(); ++e) {
+  // Not ++e after a split: tet e is then the first sub-tet, checked again.
+  for (std::size_t e = 0; e < mesh.tets.size();) {
     const Tet t = mesh.tets[e];
     const Vec3 a = mesh.rest.col(t[0]), b = mesh.rest.col(t[1]), c = mesh.rest.col(t[2]), d = mesh.rest.col(t[3]);
-    if (tet_volume(a, b, c, d) <= bound) continue;
+    if (tet_volume(a, b, c, d) <= bound) {
+      ++e;
+      continue;
+    }
     const int m = static_cast<int>(mesh.rest.cols());
     mesh.rest.conservativeResize(3, m + 1);
     mesh.rest.col(m) = (a + b + c + d) / 4;
@@ -321,7 +325,6 @@ void split_oversized(TetMesh& mesh, Real bound) {
     mesh.tets.emplace_back(t[0], m, t[2], t[3]);
     mesh.tets.emplace_back(t[0], t[1], m, t[3]);
     mesh.tets.emplace_back(t[0], t[1], t[2], m);
-    --e;  // re-check the first sub-tet (later ones are checked when reached)
   }
 }
 
