@@ -100,7 +100,7 @@ linsolve::Report failed_preconditioner(const SparseMatrix& A, const Vector& b, c
   r.unknowns = static_cast<int>(b.size());
   r.relative_residual = b.norm() > 0 ? (b - A * x).norm() / b.norm() : 0;
   r.failure = !p.solid_ok() ? "the Cholesky factorization of the solid block of (33) failed: it is not numerically "
-                              "positive definite (a nearly flat tetrahedron makes its condition number explode)"
+                              "positive definite (a nearly flat tetrahedron, for one, makes its condition number explode)"
                             : "the incomplete Cholesky factorization of the pressure block of (33) failed";
   return r;
 }

@@ -51,10 +51,10 @@ void release_nearly_closed(const FaceFractions& fractions, FaceFlags& valid);
 
 // Free slip at solids, (u - v_s) . n = 0 (paper Sec. 7, Houston et al. 2003): on
 // every closed interior face (open fraction below NEARLY_CLOSED_FRACTION) the
-// full velocity vector u is interpolated from the extrapolated field, its normal component relative to the
-// solid's velocity v_s (`solid_velocity`, zero when empty) is removed along the
-// solid normal n (gradient of the node SDF `solid_phi` [m]), and the face keeps
-// the result. Faces on the domain walls are set to 0. Only faces flagged in
+// full velocity vector u is interpolated from the extrapolated field, its
+// normal component relative to the solid's velocity v_s (`solid_velocity`,
+// zero when empty) is removed along the solid normal n (gradient of the node
+// SDF `solid_phi` [m]), and the face keeps the result. Faces on the domain walls are set to 0. Only faces flagged in
 // `valid` (after extrapolation: those within reach of the liquid) are
 // constrained; the others are 0 already. `scratch` is workspace.
 void constrain_velocity(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,

@@ -20,19 +20,18 @@ void record(StepReport& report, const linsolve::Report& solve, const scene::Scen
   report.solve = report.solves == 0 ? solve : linsolve::worst(report.solve, solve);
   ++report.solves;
   if (solve.converged) return;
+  // A solver that could not start (failure) has no iterations to raise.
+  std::string message = what + ": ", advice = "; set /coupling/allow_unconverged to go on";
   if (!solve.failure.empty()) {
-    const std::string message = what + ": " + solve.failure;
-    if (!scene.coupling.allow_unconverged) throw SimulationError(message);
-    log::warn(message);
-    return;
+    message += solve.failure;
+  } else {
+    char numbers[160];
+    std::snprintf(numbers, sizeof numbers, " iterations at relative residual %.3g (tolerance %.3g)",
+                  solve.relative_residual, scene.coupling.tolerance);
+    message += "linear solve stopped after " + std::to_string(solve.iterations) + numbers;
+    advice = "; raise /coupling/max_iterations or set /coupling/allow_unconverged";
   }
-  char numbers[160];
-  std::snprintf(numbers, sizeof numbers, " iterations at relative residual %.3g (tolerance %.3g)",
-                solve.relative_residual, scene.coupling.tolerance);
-  const std::string message =
-      what + ": linear solve stopped after " + std::to_string(solve.iterations) + numbers;
-  if (!scene.coupling.allow_unconverged)
-    throw SimulationError(message + "; raise /coupling/max_iterations or set /coupling/allow_unconverged");
+  if (!scene.coupling.allow_unconverged) throw SimulationError(message + advice);
   log::warn(message);
 }
 
