@@ -122,15 +122,6 @@ void union_of_balls(const grid::MacGrid& grid, const Points& particles, const Bu
   });
 }
 
-// The quadratic B-spline, support |t| < 3/2 (t in cells); its integer translates
-// sum to 1.
-Real bspline2(Real t) {
-  t = std::abs(t);
-  if (t < 0.5) return 0.75 - t * t;
-  if (t < 1.5) return 0.5 * (1.5 - t) * (1.5 - t);
-  return 0;
-}
-
 // Open-space quadrature points per cell and axis (2: the default seeding's
 // sub-cell centres, so a seeded region normalises exactly).
 constexpr int QUADRATURE = 2;
@@ -147,7 +138,7 @@ SpaceTable space_table() {
   std::array<Real, 6> w{};  // entry 2 (n + 1) + s
   for (int n = -1; n <= 1; ++n)
     for (int s = 0; s < QUADRATURE; ++s)
-      w[2 * (n + 1) + s] = bspline2(n + (s + 0.5) / QUADRATURE - 0.5) / QUADRATURE;
+      w[2 * (n + 1) + s] = colour_kernel(n + (s + 0.5) / QUADRATURE - 0.5) / QUADRATURE;
   SpaceTable table{};
   for (int o = 0; o < 27; ++o) {
     const int di = o % 3, dj = (o / 3) % 3, dk = o / 9;
@@ -188,9 +179,9 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets&
             const Vec3 t = (x - grid.cell_center(i, j, k)) * inv_dx;
             std::array<Real, 3> wx, wy, wz;
             for (int d = -1; d <= 1; ++d) {
-              wx[d + 1] = bspline2(t.x() - d);
-              wy[d + 1] = bspline2(t.y() - d);
-              wz[d + 1] = bspline2(t.z() - d);
+              wx[d + 1] = colour_kernel(t.x() - d);
+              wy[d + 1] = colour_kernel(t.y() - d);
+              wz[d + 1] = colour_kernel(t.z() - d);
             }
             for (int dk = -1; dk <= 1; ++dk) {
               if (k + dk < 0 || k + dk >= size.z()) continue;

@@ -13,9 +13,10 @@
 //   so that rho = 1 in liquid however close a wall is, and phi has unit slope across
 //   a flat surface. The surface is the half level of rho: for particles filling a
 //   half-space it lies exactly on the boundary of the filled region (W is even), so
-//   the free surface of a seeded body is where it was seeded, with sub-cell noise of
-//   a convolution (about 0.02 dx with the default jitter) instead of the jitter of
-//   the outermost particle. Far from particles phi = dx / (2 W1(0)) = 2/3 dx.
+//   the free surface of a seeded body is where it was seeded (seeding matches the
+//   jittered particles' rho there to the lattice's, fluid/particles.hpp), and once
+//   particles move its noise is that of a convolution, not the jitter of the
+//   outermost particle. Far from particles phi = dx / (2 W1(0)) = 2/3 dx.
 //   Why: the ghost-fluid pressure projection reads the surface position between
 //   cells to 1 % of a cell; the union of balls below puts it 0.03..0.3 dx above the
 //   outer particle layer, set by that particle's jitter, and the difference between
@@ -50,6 +51,22 @@ inline constexpr Real PARTICLE_RADIUS_CELLS = 0.5;
 // `phi` is resized to grid.cell_size(). Parallel over cells, deterministic.
 void liquid_sdf_from_particles(const grid::MacGrid& grid, const Points& particles, Real radius,
                                grid::Array3<Real>& phi);
+
+// The colour kernel per axis: the quadratic B-spline of t in cells, support
+// |t| < 3/2; its integer translates sum to 1. W(x) = prod_a colour_kernel(x_a / dx).
+inline Real colour_kernel(Real t) {
+  t = t < 0 ? -t : t;
+  if (t < 0.5) return 0.75 - t * t;
+  if (t < 1.5) return 0.5 * (1.5 - t) * (1.5 - t);
+  return 0;
+}
+// Its derivative d colour_kernel / dt [1/cell].
+inline Real colour_kernel_slope(Real t) {
+  const Real a = t < 0 ? -t : t;
+  if (a < 0.5) return -2 * t;
+  if (a < 1.5) return t < 0 ? 1.5 - a : a - 1.5;
+  return 0;
+}
 
 // The kernel's 1D value at 0, the slope of rho across a flat surface in 1/dx.
 inline constexpr Real COLOUR_KERNEL_CENTRE = 0.75;

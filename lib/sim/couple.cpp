@@ -119,7 +119,8 @@ coupling::CoupledSettings coupled_settings(const scene::Coupling& c) {
 linsolve::Report add_solid_block(solid::Body& body, Real dt, scene::Coupling::Scheme scheme,
                                  const scene::Coupling& settings, int offset, coupling::SolidBlock& block,
                                  Triplets& stiffness) {
-  linsolve::Report pre{true, 0, 0, 0};
+  linsolve::Report pre;
+  pre.converged = true;
   const int n = body.dofs.num_free_dofs();
   if (n == 0) return pre;
   const solid::BackwardEulerSystem be = solid::backward_euler_system(body, dt, Vec3::Zero());
@@ -206,7 +207,8 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
   block.mass_term.resize(dofs);
   block.rhs.resize(dofs);
   Triplets stiffness;
-  out.pre_solve = {true, 0, 0, 0};
+  out.pre_solve = linsolve::Report();
+  out.pre_solve.converged = true;
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
     const linsolve::Report pre = add_solid_block(state.solids[b], dt, settings.scheme, settings,
                                                  out.dof_offset[b], block, stiffness);

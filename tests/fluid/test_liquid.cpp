@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "lib/core/parallel.hpp"
 #include "lib/fluid/liquid.hpp"
 #include "lib/levelset/liquid_sdf.hpp"
 
@@ -27,6 +28,59 @@ TEST_CASE("particles: seeding is deterministic and fills the region at the reque
   CHECK((a - b).norm() == 0);
   CHECK((a - c).norm() > 0);
   for (Index p = 0; p < a.cols(); ++p) REQUIRE(a(1, p) < 0.5);
+}
+
+TEST_CASE("particles: lattice seeding gives a flat surface the un-jittered lattice's liquid phi, still jittered") {
+  const int n = 24;
+  const auto g = unit_grid(n);
+  const grid::Array3<Real> open(g.node_size(), 1.0);
+  const Real volume = std::pow(g.dx, 3) / 8;
+  // The lattice's phi one cell below and above a surface on a face (in dx): with
+  // sub-cell layers 1/4, 3/4, 5/4 cells below the surface and W the quadratic B-spline
+  // per axis, rho = (1/2) sum W = 0.84375 and 0.15625, phi = (1/2 - rho) / (3/4).
+  const Real below = (0.5 - 0.84375) / 0.75, above = (0.5 - 0.15625) / 0.75;
+  // Surfaces at a face (y = 0.5, between layers 11 and 12) and inside layer 12
+  // (y = 0.53: the lattice fills its lower sub-cells); the two layers the surface
+  // lies between.
+  for (const auto& [level, top] : {std::pair<Real, int>{0.5, 12}, {0.53, 13}}) {
+    CAPTURE(level);
+    const Points x = seed_particles(g, [&](const Vec3& p) { return p.y() < level; }, 8, 5);
+    grid::Array3<Real> phi;
+    levelset::liquid_phi_from_particles(g, x, volume, levelset::particle_radius(g), open, phi);
+    for (const int j : {top - 1, top}) {
+      Real lo = 1e9, hi = -1e9;
+      for (int k = 0; k < n; ++k)
+        for (int i = 0; i < n; ++i) {
+          lo = std::min(lo, phi(i, j, k) / g.dx);
+          hi = std::max(hi, phi(i, j, k) / g.dx);
+        }
+      MESSAGE("surface y = " << level << ", layer " << j << ": phi / dx in [" << lo << ", " << hi << "]");
+      // The jitter alone spreads these over about 0.2 dx (sd 0.03 dx).
+      CHECK(hi - lo < 0.01);
+      if (level == 0.5) CHECK(std::abs(0.5 * (lo + hi) - (j < top ? below : above)) < 0.005);
+    }
+    // Still jittered: the mean distance from the sub-cell centre per axis is dx/16
+    // for the jitter of +-dx/8; the match moves particles by about 0.02 dx.
+    Real offset = 0;
+    for (Index p = 0; p < x.cols(); ++p) {
+      REQUIRE(x(1, p) < level);
+      for (int a = 0; a < 3; ++a) {
+        const Real sub = x(a, p) / (0.5 * g.dx);
+        offset += std::abs(sub - std::floor(sub) - 0.5) * 0.5;
+      }
+    }
+    offset /= 3.0 * static_cast<Real>(x.cols());
+    MESSAGE("mean distance from the sub-cell centre " << offset << " dx per axis (jitter alone: 1/16)");
+    CHECK(offset > 0.05);
+  }
+  // The same particles for any thread count.
+  const Region ball = [](const Vec3& p) { return (p - Vec3(0.5, 0.4, 0.5)).norm() < 0.3; };
+  set_threads(1);
+  const Points one = seed_particles(g, ball, 8, 2);
+  set_threads(2);
+  const Points two = seed_particles(g, ball, 8, 2);
+  set_threads(0);
+  CHECK((one - two).norm() == 0);
 }
 
 TEST_CASE("liquid SDF: union of balls from particles") {
