@@ -141,9 +141,10 @@ struct Band {
   }
 };
 
-// The band: cells within one cell of the seeded region's boundary (a seeded cell
-// next to an unseeded one or the grid's edge, and vice versa) hold the particles
-// that move; the rows are the cells their kernels reach. Why only there: the
+// The band: the particles of the seeded cells within one cell of the boundary
+// layer (the cells next to both a seeded and an unseeded cell, outside the grid
+// counting as unseeded), i.e. at most two cells from an unseeded one, move; the
+// rows are the cells their kernels reach. Why only there: the
 // pressure projection reads the liquid phi's value only at the surface (in the
 // bulk only its sign, and rho = 1 +- 3 % there is far from 1/2), and the band is
 // O(surface), not O(volume).

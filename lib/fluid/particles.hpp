@@ -21,15 +21,16 @@ using Region = std::function<bool(const Vec3&)>;
 // thread count and of the order of regions. Returns 3 x #kept [m], ordered by cell.
 //
 // Lattice seeding then removes the jitter's noise from the liquid surface: the
-// particles within a cell of the region's boundary (free surface and walls) move
-// by the least-squares smallest displacements (median 0.02 dx, at most dx/8 per
-// round, never out of their cell or the region) that make the smoothed liquid
-// fraction (levelset/liquid_sdf.hpp) at the cells there equal the un-jittered
-// lattice's. Why: the jitter alone leaves phi at the top cells of a flat surface
-// with an sd of 0.03 dx (up to 0.1 dx off), and the ghost-fluid projection turns
-// those steps between columns into grid-scale gravity waves that never die out
-// (still water in a sphere: 2 % of sqrt(g R) after 1 s; with the match 0.02 %).
-// The particles stay jittered, so nothing aligns with the grid once they move.
+// particles near the region's boundary (in cells at most two cells from an
+// unseeded cell or the grid's edge: free surface and walls) move by the
+// least-squares smallest displacements (median 0.02 dx, at most dx/8 per round,
+// never out of their cell or the region) that make the smoothed liquid fraction
+// (levelset/liquid_sdf.hpp) at the cells there equal the un-jittered lattice's.
+// Why: the jitter alone leaves phi at the top cells of a flat surface with an sd
+// of 0.03 dx (up to 0.1 dx off), and the ghost-fluid projection turns those steps
+// between columns into grid-scale gravity waves that never die out (still water
+// in a sphere: 2 % of sqrt(g R) after 1 s; with the match 0.02 %). The nudges are
+// a fifth of the jitter, so the particles remain an irregular cloud.
 // Cost: 4 M particles filling half a 100^3 box, 2 threads: 4.0 s (0.5 s without).
 Points seed_particles(const grid::MacGrid& grid, const Region& region, int per_cell, unsigned seed);
 
