@@ -89,7 +89,7 @@ class BlockPreconditioner {
 
  private:
   int np_;
-  Eigen::IncompleteCholesky<Real, Eigen::Lower, Eigen::AMDOrdering<int>> fluid_;
+  linsolve::IncompleteCholesky fluid_;
   Eigen::SimplicialLLT<Eigen::SparseMatrix<Real>, Eigen::Lower, Eigen::AMDOrdering<int>> solid_;
 };
 
@@ -171,7 +171,7 @@ CoupledSolution solve_spd(const CoupledSystem& sys, const CoupledSettings& setti
   out.alpha = spd.alpha;
   if (nv == 0) {
     out.report = np > 0 ? linsolve::solve_pcg(spd.matrix, spd.rhs, x, pcg_settings(settings))
-                        : linsolve::Report{true, 0, 0, 0};
+                        : linsolve::nothing_to_solve();
   } else {
     const BlockPreconditioner precondition(spd.matrix, np);
     if (precondition.ok())
@@ -195,7 +195,7 @@ CoupledSolution solve_indefinite(const CoupledSystem& sys, const CoupledSettings
   b.max_iterations = settings.max_iterations;
   CoupledSolution out;
   out.report = np + nv > 0 ? linsolve::solve_bicgstab(indefinite_matrix(sys), indefinite_rhs(sys), x, b)
-                           : linsolve::Report{true, 0, 0, 0};
+                           : linsolve::nothing_to_solve();
   out.pressure = x.head(np);
   out.velocity = x.tail(nv);
   return out;
@@ -210,12 +210,12 @@ CoupledSolution solve_weak(const CoupledSystem& sys, const CoupledSettings& sett
   out.pressure = guess_or_zero(guess.pressure, np);
   const Vector b_fluid = sys.fluid_rhs - sys.coupling * v_star;
   const linsolve::Report fluid = np > 0 ? linsolve::solve_pcg(sys.fluid, b_fluid, out.pressure, pcg)
-                                        : linsolve::Report{true, 0, 0, 0};
+                                        : linsolve::nothing_to_solve();
   // 2. The solid with those pressure forces: A_s v = b_s + J^T p.
   out.velocity = v_star;
   const Vector b_solid = sys.solid.rhs + sys.coupling.transpose() * out.pressure;
   const linsolve::Report solid = nv > 0 ? linsolve::solve_pcg(solid_matrix(sys.solid), b_solid, out.velocity, pcg)
-                                        : linsolve::Report{true, 0, 0, 0};
+                                        : linsolve::nothing_to_solve();
   out.report = linsolve::worst(fluid, solid);
   out.report.iterations = fluid.iterations + solid.iterations;
   out.report.unknowns = np + nv;

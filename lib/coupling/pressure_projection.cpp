@@ -144,7 +144,7 @@ linsolve::Report solve_pressure(const PressureSystem& sys, const ProjectionSetti
   pcg.max_iterations = settings.max_iterations;
   pcg.preconditioner = linsolve::Preconditioner::incomplete_cholesky;
   const linsolve::Report report = n > 0 ? linsolve::solve_pcg(sys.matrix, sys.rhs, x, pcg)
-                                        : linsolve::Report{true, 0, 0, 0};
+                                        : linsolve::nothing_to_solve();
   if (!report.converged && !settings.allow_unconverged)
     throw SimulationError("pressure solve did not converge: relative residual " +
                           std::to_string(report.relative_residual) + " after " +

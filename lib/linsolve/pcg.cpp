@@ -29,7 +29,7 @@ Report solve_pcg(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSet
       return solve(cg, A, b, x, s);
     }
     case Preconditioner::incomplete_cholesky: {
-      Eigen::ConjugateGradient<SparseMatrix, UpLo, Eigen::IncompleteCholesky<Real>> cg;
+      Eigen::ConjugateGradient<SparseMatrix, UpLo, IncompleteCholesky> cg;
       return solve(cg, A, b, x, s);
     }
   }

@@ -14,6 +14,13 @@ struct Report {
   std::string failure;  // why the solver could not run at all (e.g. a failed factorization); empty when it ran
 };
 
+// The report of a solve with no unknowns: converged after 0 iterations.
+inline Report nothing_to_solve() {
+  Report r;
+  r.converged = true;
+  return r;
+}
+
 // Keeps the worse of two reports (for "worst substep" statistics).
 inline Report worst(const Report& a, const Report& b) {
   if (a.converged != b.converged) return a.converged ? b : a;

@@ -119,8 +119,7 @@ coupling::CoupledSettings coupled_settings(const scene::Coupling& c) {
 linsolve::Report add_solid_block(solid::Body& body, Real dt, scene::Coupling::Scheme scheme,
                                  const scene::Coupling& settings, int offset, coupling::SolidBlock& block,
                                  Triplets& stiffness) {
-  linsolve::Report pre;
-  pre.converged = true;
+  linsolve::Report pre = linsolve::nothing_to_solve();
   const int n = body.dofs.num_free_dofs();
   if (n == 0) return pre;
   const solid::BackwardEulerSystem be = solid::backward_euler_system(body, dt, Vec3::Zero());
@@ -207,8 +206,7 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
   block.mass_term.resize(dofs);
   block.rhs.resize(dofs);
   Triplets stiffness;
-  out.pre_solve = linsolve::Report();
-  out.pre_solve.converged = true;
+  out.pre_solve = linsolve::nothing_to_solve();
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
     const linsolve::Report pre = add_solid_block(state.solids[b], dt, settings.scheme, settings,
                                                  out.dof_offset[b], block, stiffness);
