@@ -42,6 +42,14 @@ constexpr Real MATCH_TOLERANCE = 1e-2;
 constexpr Real MATCH_DAMPING = 1e-2;
 constexpr Real MATCH_MAX_STEP = 0.125;
 
+// The centre of sub-cell p of `cell` when it is split into per_cell = m^3 sub-cells,
+// p = s_x + m (s_y + m s_z) [m].
+Vec3 sub_cell_centre(const grid::MacGrid& grid, const Vec3i& cell, int p, int per_cell) {
+  const int m = static_cast<int>(std::lround(std::cbrt(static_cast<double>(per_cell))));
+  const Vec3 sub(p % m, (p / m) % m, p / (m * m));
+  return grid.node_position(cell.x(), cell.y(), cell.z()) + grid.dx * (sub + Vec3::Constant(0.5)) / m;
+}
+
 // One particle's kernel per axis at the 3 cells around its own (offset d + 1):
 // values w and slopes s [1/cell].
 struct Stencil {
@@ -79,6 +87,10 @@ struct Band {
   Eigen::VectorXd fixed;            // the kernel sum at the rows of the particles that never move
   std::vector<Stencil> stencils;    // per mover, at its current position
 
+  // The un-jittered position of particle `slot` [m].
+  Vec3 lattice_centre(Index slot) const {
+    return sub_cell_centre(grid, shape.coord(slot / per_cell), static_cast<int>(slot % per_cell), per_cell);
+  }
   Vec3 local(Index slot) const {
     const Vec3i c = shape.coord(slot / per_cell);
     return (x[slot] - grid.cell_center(c.x(), c.y(), c.z())) / grid.dx;
@@ -217,18 +229,20 @@ Band make_band(const grid::MacGrid& grid, const grid::Array3<char>& shape, int p
 }
 
 // Moves the band's particles by the smallest displacements (least squares) that
-// make the kernel sum at the band's cells equal that of the particles at
-// `centres` (the un-jittered lattice): Gauss-Newton on the underdetermined system
+// make the kernel sum at the band's cells what it would be with them at their
+// lattice centres (the particles outside the band count as they
+// are, and only the band's particles reach the cells at the region's boundary):
+// Gauss-Newton on the underdetermined system
 // J dx = target - sum, each step by Levenberg-Marquardt-damped, Jacobi-
 // preconditioned CG on J J^T (the damping keeps a residual that no nearby particle
 // can reach, e.g. behind frozen ones, from asking for long steps). A particle
 // whose step would leave its cell or the region stays put and is frozen.
-void match_lattice_colour(Band& b, const std::vector<Vec3>& centres, const Region& region) {
+void match_lattice_colour(Band& b, const Region& region) {
   if (b.movers.empty()) return;
   std::vector<Vec3> jittered(b.movers.size());
   for (std::size_t m = 0; m < b.movers.size(); ++m) {
     jittered[m] = b.x[b.movers[m]];
-    b.x[b.movers[m]] = centres[b.movers[m]];
+    b.x[b.movers[m]] = b.lattice_centre(b.movers[m]);
   }
   b.update_stencils();
   const Eigen::VectorXd target = b.colour();
@@ -282,7 +296,6 @@ Points seed_particles(const grid::MacGrid& grid, const Region& region, int per_c
   const bool lattice = m * m * m == per_cell;
   std::vector<Vec3> candidates(static_cast<std::size_t>(cells) * per_cell);
   std::vector<char> keep(candidates.size(), 0);
-  std::vector<Vec3> centres(lattice ? candidates.size() : 0);
   const grid::Array3<char> shape(grid.cell_size());
   parallel_for(0, cells, [&](Index cell) {
     const Vec3i c = shape.coord(cell);
@@ -306,18 +319,16 @@ Points seed_particles(const grid::MacGrid& grid, const Region& region, int per_c
       // that takes it out of the region. Near the region's boundary the jittered
       // particles are then nudged so that their liquid fraction is the lattice's
       // (match_lattice_colour).
-      const Vec3 sub(p % m, (p / m) % m, p / (m * m));
-      const Vec3 centre = corner + grid.dx * (sub + Vec3::Constant(0.5)) / m;
+      const Vec3 centre = sub_cell_centre(grid, c, p, per_cell);
       if (!region(centre)) continue;
       const Vec3 x = centre + grid.dx * SEED_JITTER * (r - Vec3::Constant(0.5)) / m;
       keep[slot] = 1;
-      centres[slot] = centre;
       candidates[slot] = region(x) ? x : centre;
     }
   });
   if (lattice) {
     Band band = make_band(grid, shape, per_cell, keep, candidates);
-    match_lattice_colour(band, centres, region);
+    match_lattice_colour(band, region);
   }
   Index n = 0;
   for (char k : keep) n += k;
