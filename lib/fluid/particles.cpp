@@ -164,30 +164,22 @@ Band make_band(const grid::MacGrid& grid, const grid::Array3<char>& shape, int p
                const std::vector<char>& keep, std::vector<Vec3>& x) {
   Band b{grid, shape, per_cell, x, {}, {}, {}, {}, {}, {}, {}};
   const Index cells = shape.count();
-  std::vector<char> seeded(cells, 0);
-  for (Index cell = 0; cell < cells; ++cell)
+  const Vec3i size = shape.size();
+  grid::Array3<char> seeded(size, 0), unseeded(size, 0);
+  for (Index cell = 0; cell < cells; ++cell) {
     for (int p = 0; p < per_cell; ++p) seeded[cell] |= keep[cell * per_cell + p];
-  // Dilation of a cell mask by one cell (Chebyshev); a neighbour outside the grid
-  // counts as `outside`.
-  const auto dilate = [&](const std::vector<char>& mask, bool outside) {
-    std::vector<char> out(cells, 0);
-    parallel_for(0, cells, [&](Index cell) {
-      const Vec3i c = shape.coord(cell);
-      for (int dk = -1; dk <= 1 && !out[cell]; ++dk)
-        for (int dj = -1; dj <= 1 && !out[cell]; ++dj)
-          for (int di = -1; di <= 1 && !out[cell]; ++di) {
-            const bool in = shape.inside(c.x() + di, c.y() + dj, c.z() + dk);
-            if (in ? mask[shape.index(c.x() + di, c.y() + dj, c.z() + dk)] : outside) out[cell] = 1;
-          }
-    });
-    return out;
-  };
-  std::vector<char> unseeded(cells);
-  for (Index cell = 0; cell < cells; ++cell) unseeded[cell] = !seeded[cell];
-  const std::vector<char> near_seeded = dilate(seeded, false), near_unseeded = dilate(unseeded, true);
-  std::vector<char> boundary(cells);
-  for (Index cell = 0; cell < cells; ++cell) boundary[cell] = near_seeded[cell] && near_unseeded[cell];
-  std::vector<char> moving = dilate(boundary, false);
+    unseeded[cell] = !seeded[cell];
+  }
+  grid::Array3<char> near_seeded = seeded, near_unseeded = unseeded;
+  grid::dilate(near_seeded, 1);
+  grid::dilate(near_unseeded, 1);
+  grid::Array3<char> moving(size, 0);
+  for (Index cell = 0; cell < cells; ++cell) {
+    const Vec3i c = shape.coord(cell);
+    const bool edge = (c.array() == 0).any() || (c.array() == size.array() - 1).any();  // next to outside
+    moving[cell] = near_seeded[cell] && (near_unseeded[cell] || edge);
+  }
+  grid::dilate(moving, 1);
   for (Index cell = 0; cell < cells; ++cell) moving[cell] = moving[cell] && seeded[cell];
   const Index layer = static_cast<Index>(shape.size().x()) * shape.size().y();
   b.slab_start.assign(shape.size().z() + 1, 0);
@@ -200,7 +192,8 @@ Band make_band(const grid::MacGrid& grid, const grid::Array3<char>& shape, int p
         }
   std::partial_sum(b.slab_start.begin(), b.slab_start.end(), b.slab_start.begin());
   b.frozen.assign(b.movers.size(), 0);
-  const std::vector<char> row = dilate(moving, false);
+  grid::Array3<char> row = moving;
+  grid::dilate(row, 1);
   b.row_of.assign(cells, -1);
   for (Index cell = 0; cell < cells; ++cell)
     if (row[cell]) {

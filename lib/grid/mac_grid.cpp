@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lib/core/parallel.hpp"
+
 namespace fsicut::grid {
 
 Sampling face_sampling(int axis) {
@@ -83,6 +85,32 @@ Real interpolate(const MacGrid& grid, const Array3<Real>& f, Sampling s, const V
 Vec3 interpolate_velocity(const MacGrid& grid, const MacVelocity& u, const Vec3& x) {
   return {interpolate(grid, u[0], Sampling::face_x, x), interpolate(grid, u[1], Sampling::face_y, x),
           interpolate(grid, u[2], Sampling::face_z, x)};
+}
+
+// Dilates `mask` by `radius` cells in the Chebyshev metric: along each axis in
+// turn, every line is swept both ways keeping the distance to the last set cell.
+void dilate(Array3<char>& mask, int radius) {
+  const Vec3i size = mask.size();
+  const Index stride[3] = {1, size.x(), static_cast<Index>(size.x()) * size.y()};
+  for (int a = 0; a < 3; ++a) {
+    const Array3<char> before = mask;
+    const Index s = stride[a];
+    const int n = size[a];
+    parallel_for(0, mask.count() / n, [&](Index line) {
+      // The line's first cell: the other two coordinates, x fastest.
+      const Index base = a == 0 ? line * n : a == 1 ? line % size.x() + (line / size.x()) * stride[2] : line;
+      int last = -radius - 1;
+      for (int at = 0; at < n; ++at) {
+        if (before[base + at * s]) last = at;
+        if (at - last <= radius) mask[base + at * s] = 1;
+      }
+      last = n + radius;
+      for (int at = n - 1; at >= 0; --at) {
+        if (before[base + at * s]) last = at;
+        if (last - at <= radius) mask[base + at * s] = 1;
+      }
+    });
+  }
 }
 
 }  // namespace fsicut::grid

@@ -131,4 +131,8 @@ Real interpolate(const MacGrid& grid, const Array3<Real>& field, Sampling sampli
 // The velocity vector at x [m], each component interpolated from its own faces.
 Vec3 interpolate_velocity(const MacGrid& grid, const MacVelocity& u, const Vec3& x);
 
+// Sets every cell within `radius` cells (Chebyshev) of a set cell of `mask`; cells
+// outside the array count as unset. Parallel over lines, deterministic.
+void dilate(Array3<char>& mask, int radius);
+
 }  // namespace fsicut::grid

@@ -50,36 +50,6 @@ Buckets bucket_particles(const grid::MacGrid& grid, const Points& particles) {
   return b;
 }
 
-}  // namespace
-
-namespace {
-
-// Dilates `mask` by `radius` cells in the Chebyshev metric: along each axis in
-// turn, every line is swept both ways keeping the distance to the last set cell.
-void dilate(grid::Array3<char>& mask, int radius) {
-  const Vec3i size = mask.size();
-  const Index stride[3] = {1, size.x(), static_cast<Index>(size.x()) * size.y()};
-  for (int a = 0; a < 3; ++a) {
-    const grid::Array3<char> before = mask;
-    const Index s = stride[a];
-    const int n = size[a];
-    parallel_for(0, mask.count() / n, [&](Index line) {
-      // The line's first cell: the other two coordinates, x fastest.
-      const Index base = a == 0 ? line * n : a == 1 ? line % size.x() + (line / size.x()) * stride[2] : line;
-      int last = -radius - 1;
-      for (int at = 0; at < n; ++at) {
-        if (before[base + at * s]) last = at;
-        if (at - last <= radius) mask[base + at * s] = 1;
-      }
-      last = n + radius;
-      for (int at = n - 1; at >= 0; --at) {
-        if (before[base + at * s]) last = at;
-        if (last - at <= radius) mask[base + at * s] = 1;
-      }
-    });
-  }
-}
-
 // The union of balls at the cells where `wanted` is set (all cells when null);
 // the others get the far value.
 void union_of_balls(const grid::MacGrid& grid, const Points& particles, const Buckets& buckets,
@@ -93,7 +63,7 @@ void union_of_balls(const grid::MacGrid& grid, const Points& particles, const Bu
   // far from the liquid and skip the search.
   grid::Array3<char> near(grid.cell_size(), 0);
   for (Index c = 0; c < grid.cell_count(); ++c) near[c] = start[c + 1] > start[c];
-  dilate(near, LIQUID_SEARCH_CELLS);
+  grid::dilate(near, LIQUID_SEARCH_CELLS);
   parallel_for(0, grid.cell_count(), [&](Index idx) {
     if (!near[idx] || (wanted && !(*wanted)[idx])) {
       phi[idx] = far - radius;
@@ -243,7 +213,7 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets&
 grid::Array3<char> near_bulk(const grid::Array3<Real>& rho) {
   grid::Array3<char> bulk(rho.size(), 0);
   for (Index idx = 0; idx < rho.count(); ++idx) bulk[idx] = rho[idx] >= 0.5;
-  dilate(bulk, 1);
+  grid::dilate(bulk, 1);
   return bulk;
 }
 
