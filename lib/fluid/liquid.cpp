@@ -133,6 +133,7 @@ void apply_gravity(Liquid& l, Real dt) { fluid::apply_gravity(l.velocity, l.grav
 
 void refresh_solid(Liquid& l) {
   l.static_phi = levelset::sample_solid_at_nodes(l.grid, l.solid);
+  levelset::resolve_surface_ties(l.grid, l.static_phi);
   l.solid_phi = l.static_phi;
   cutcell::compute_face_fractions(l.grid, l.solid_phi, l.fractions);
 }

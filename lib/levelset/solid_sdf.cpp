@@ -78,6 +78,12 @@ grid::Array3<Real> sample_solid_at_nodes(const grid::MacGrid& grid, const Static
   return phi;
 }
 
+void resolve_surface_ties(const grid::MacGrid& grid, grid::Array3<Real>& phi) {
+  const Real tie = SURFACE_TIE_CELLS * grid.dx;
+  std::vector<Real>& d = phi.data();
+  parallel_for(0, static_cast<Index>(d.size()), [&](Index i) { d[i] -= tie; });
+}
+
 Vec3 solid_normal(const StaticSolid& solid, const Vec3& x, Real h) {
   Vec3 g;
   for (int a = 0; a < 3; ++a) {

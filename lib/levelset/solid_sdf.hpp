@@ -45,6 +45,22 @@ StaticSolid static_solid_from_scene(const std::vector<scene::Shape>& obstacles,
 // Parallel over nodes. An empty `solid` gives no_solid_distance(grid) everywhere.
 grid::Array3<Real> sample_solid_at_nodes(const grid::MacGrid& grid, const StaticSolid& solid);
 
+// How far [cells] every node sample of a solid's distance is moved out of the
+// solid before the liquid reads it (resolve_surface_ties). Why: a grid node on
+// a solid's surface (a box face on a grid plane, a solid flush with a domain wall
+// or with another solid) has distance 0 up to round-off, and the sign of that
+// round-off decided whether the faces lying in the plane were open: a pinned
+// wall flush with the floor had half-open faces along the floor through its
+// whole thickness, and still water drained through it. Biased, such nodes are
+// inside the solid for every consumer alike (face fractions, cell centres,
+// particle push-out, the velocity constraint). The bias is far below any length
+// the simulation resolves.
+constexpr Real SURFACE_TIE_CELLS = 1e-6;
+
+// Subtracts SURFACE_TIE_CELLS * grid.dx from every node sample of a solid
+// distance [m] (`phi` of size grid.node_size()).
+void resolve_surface_ties(const grid::MacGrid& grid, grid::Array3<Real>& phi);
+
 // The value and the outward unit normal (normalized central-difference gradient
 // with step h [m]) of `solid` at x. The normal is zero where the gradient vanishes.
 Vec3 solid_normal(const StaticSolid& solid, const Vec3& x, Real h);

@@ -178,6 +178,7 @@ void update_solid_fields(SimState& state) {
     const solid::Body& body = state.solids[b];
     surfaces.distance[b].set_vertices(body.x);
     levelset::sample_mesh_sdf_at_nodes(grid, surfaces.distance[b], band, surfaces.phi);
+    levelset::resolve_surface_ties(grid, surfaces.phi);
     std::vector<Real>& phi = liquid.solid_phi.data();
     const std::vector<Real>& body_phi = surfaces.phi.data();
     parallel_for(0, static_cast<Index>(phi.size()), [&](Index i) { phi[i] = std::min(phi[i], body_phi[i]); });

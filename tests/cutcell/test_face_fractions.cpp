@@ -58,3 +58,35 @@ TEST_CASE("face fractions: domain walls closed, clamping, and active cells") {
   CHECK(active.row(3, 2, 3) >= 0);
   CHECK(active.count() == 8 * 8 * 6);
 }
+
+TEST_CASE("face fractions: faces on a solid's surface are closed - a box on grid planes flush with the walls") {
+  // A wall flush with the floor (y = 0) and the front and back walls (z = 0,
+  // z = 0.2), its faces x = 0.75 and x = 0.9 on node planes. Before ties were
+  // resolved, round-off of the box SDF on those planes (+-3e-17) and its exact
+  // zeros on the floor decided: faces along the floor inside the wall were half
+  // open, and still water drained through it.
+  grid::MacGrid g;
+  g.resolution = {32, 24, 4};
+  g.dx = 0.05;
+  grid::Array3<Real> phi = levelset::sample_solid_at_nodes(g, levelset::box_solid(Vec3(0.75, 0, 0), Vec3(0.9, 1.0, 0.2)));
+  levelset::resolve_surface_ties(g, phi);
+  FaceFractions fractions;
+  compute_face_fractions(g, phi, fractions);
+  int checked = 0;
+  for (int a = 0; a < 3; ++a)
+    for (Index f = 0; f < fractions[a].count(); ++f) {
+      const Vec3i x = fractions[a].coord(f);
+      if (x[a] == 0 || x[a] == g.resolution[a]) continue;
+      const Vec3 centre = g.position(grid::face_sampling(a), x.x(), x.y(), x.z());
+      const bool in_wall_x = centre.x() >= 0.75 - 1e-12 && centre.x() <= 0.9 + 1e-12;
+      const bool below_top = centre.y() <= 1.0 + 1e-12;
+      if (in_wall_x && below_top) {
+        // In the wall or on its surface: closed.
+        CHECK_MESSAGE(fractions[a][f] == 0, "axis " << a << " face " << x.transpose());
+        ++checked;
+      } else if (centre.x() < 0.7 || centre.x() > 0.95 || centre.y() > 1.05) {
+        CHECK(fractions[a][f] == 1);  // a cell or more away: open
+      }
+    }
+  CHECK(checked > 0);
+}
