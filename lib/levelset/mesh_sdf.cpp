@@ -353,6 +353,70 @@ MeshDistance::Parity MeshDistance::ray_parity(const Vec3& x, const Vec3& directi
   return odd ? Parity::odd : Parity::even;
 }
 
+SegmentHits MeshDistance::segment_hits(const Vec3& a, const Vec3& b) const {
+  // Meetings this close outside an edge (barycentric units) count: a segment
+  // through a shared edge must not slip between its two triangles.
+  constexpr Real EDGE_SLACK = 1e-12;
+  // Meetings closer than this along the segment (in units of its length) are
+  // the same point.
+  constexpr Real SAME_POINT = 1e-9;
+  SegmentHits hits;
+  std::array<Real, 32> met;  // the distinct parameters found so far (more are counted, not kept)
+  int kept = 0;
+  const Vec3 d = b - a;
+  const Vec3 inv = d.cwiseInverse();
+  std::array<int, STACK_SIZE> stack;
+  int top = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const Node& node = nodes_[static_cast<std::size_t>(stack[--top])];
+    // Slab test of a + t d, t in [0, 1], against the box; an axis along which
+    // the segment does not move only asks whether a is within the slab.
+    const Vec3 t0 = (node.lo - a).cwiseProduct(inv), t1 = (node.hi - a).cwiseProduct(inv);
+    Real enter = 0, leave = 1;
+    bool miss = false;
+    for (int k = 0; k < 3; ++k) {
+      if (d[k] == 0) {
+        miss = miss || a[k] < node.lo[k] || a[k] > node.hi[k];
+        continue;
+      }
+      enter = std::max(enter, std::min(t0[k], t1[k]));
+      leave = std::min(leave, std::max(t0[k], t1[k]));
+    }
+    if (miss || !(enter <= leave)) continue;
+    if (node.count == 0) {
+      stack[top++] = node.first;
+      stack[top++] = static_cast<int>(&node - nodes_.data()) + 1;
+      continue;
+    }
+    for (int s = node.first; s < node.first + node.count; ++s) {
+      const std::size_t c = 3 * static_cast<std::size_t>(s);
+      const Vec3 e1 = corners_[c + 1] - corners_[c], e2 = corners_[c + 2] - corners_[c];
+      const Vec3 p = d.cross(e2);
+      const Real det = e1.dot(p);
+      if (det == 0) continue;  // parallel to the plane
+      const Vec3 r = a - corners_[c];
+      const Vec3 q = r.cross(e1);
+      const Real u = r.dot(p) / det, v = d.dot(q) / det;
+      if (std::min({u, v, 1 - u - v}) < -EDGE_SLACK) continue;
+      const Real t = e2.dot(q) / det;
+      if (t < 0 || t > 1) continue;
+      // Triangles met at the same point (a shared edge or vertex) are one crossing.
+      bool seen = false;
+      for (int k = 0; k < kept; ++k) seen = seen || std::abs(met[static_cast<std::size_t>(k)] - t) <= SAME_POINT;
+      if (seen) continue;
+      if (kept < static_cast<int>(met.size())) met[static_cast<std::size_t>(kept++)] = t;
+      ++hits.count;
+      if (t < hits.first) {
+        hits.first = t;
+        hits.triangle = order_[static_cast<std::size_t>(s)];
+      }
+    }
+  }
+  if (hits.count > 0) hits.point = a + hits.first * d;
+  return hits;
+}
+
 bool MeshDistance::inside(const Vec3& x) const {
   if ((x.array() < lo_.array()).any() || (x.array() > hi_.array()).any()) return false;
   // Fixed, not axis-aligned directions, so grid-aligned meshes are not hit

@@ -47,6 +47,14 @@ struct MeshHit {
   MeshFeature feature = MeshFeature::face;
 };
 
+// Where a segment meets a surface (MeshDistance::segment_hits).
+struct SegmentHits {
+  int count = 0;         // distinct points where the segment meets triangles
+  Real first = std::numeric_limits<Real>::infinity();  // parameter in [0, 1] of the first meeting from the start
+  Index triangle = -1;   // a triangle met there (index into triangles())
+  Vec3 point{0, 0, 0};   // the first meeting point [m]
+};
+
 // Distance queries against one closed triangle surface. Construction is
 // O(n log n) in the number of triangles; queries are const and thread-safe
 // (no shared scratch), so they may run inside parallel_for.
@@ -80,6 +88,14 @@ class MeshDistance {
   Real signed_distance(const Vec3& x) const;
   // Unsigned distance to the nearest triangle [m].
   Real unsigned_distance(const Vec3& x) const;
+  // Where the closed segment a -> b meets the triangles (through the hierarchy,
+  // O(log n) for a short segment). Triangles met at one point (a shared edge or
+  // vertex) count once; a segment that only touches the surface at an edge
+  // counts there too, so count is an upper bound of the surface crossings; a
+  // segment in a triangle's plane does not meet it. Used to find what a
+  // node distance field cannot show: a solid thinner than the grid spacing
+  // between two points, and particle paths through a surface.
+  SegmentHits segment_hits(const Vec3& a, const Vec3& b) const;
   // True strictly inside. False outside the bounding box without a query;
   // otherwise by the parity of the crossings of a ray from x
   // (O(log n) through the hierarchy, also deep inside or far away); when the

@@ -7,6 +7,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/parallel.hpp"
+#include "lib/cutcell/thin_solids.hpp"
 #include "lib/sim/state.hpp"
 #include "lib/solid/integrate.hpp"
 
@@ -185,6 +186,7 @@ void update_solid_fields(SimState& state) {
     cutcell::clip_surface(grid, body.x, body.mesh.boundary, surfaces.patches[b]);
   }
   cutcell::compute_face_fractions(grid, liquid.solid_phi, liquid.fractions);
+  cutcell::close_thin_solid_faces(grid, liquid.solid_phi, surfaces.distance, liquid.fractions);
 }
 
 CoupledAssembly assemble_coupled(SimState& state, Real dt) {
@@ -230,13 +232,18 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
       Vec3i cell = out.fluid.active.row.coord(q.cell);
       const Vec3 centroid = q.barycentric[0] * body.x.col(t[0]) + q.barycentric[1] * body.x.col(t[1]) +
                             q.barycentric[2] * body.x.col(t[2]);
-      if (out.fluid.active.row[q.cell] < 0) {
-        // The patch's cell has no open face (its fluid part is a sliver the
-        // clamped fractions closed, or the patch lies on the cell's boundary
-        // plane): the fluid touching the patch is in the cell half a cell out
-        // of the solid. Why not drop it (p = 0): a grid-aligned box's faces lie
-        // on cell planes, and dropping them lost 40 % of a floating box's buoyancy.
-        cell = g.cell_of(centroid - PATCH_PROBE_CELLS * g.dx * q.normal);
+      const Vec3i outside = g.cell_of(centroid - PATCH_PROBE_CELLS * g.dx * q.normal);
+      if (out.fluid.active.row[q.cell] < 0 ||
+          (outside != cell && cutcell::separated(g, liquid.solid_phi, state.surfaces.distance, cell, outside))) {
+        // The fluid touching the patch is in the cell half a cell out of the
+        // solid when the patch's own cell has no open face (its fluid part is a
+        // sliver the clamped fractions closed, or the patch lies on the cell's
+        // boundary plane), or when a solid thinner than a cell lies between the
+        // two (cutcell/thin_solids.hpp: the patch's cell is on the wall's other
+        // side, or inside it). Why not drop the patch (p = 0): a grid-aligned
+        // box's faces lie on cell planes, and dropping them lost 40 % of a
+        // floating box's buoyancy.
+        cell = outside;
         if (out.fluid.active.row(cell) < 0) continue;  // no liquid next to the patch: p = 0
       }
       const PressureStencil stencil = pressure_stencil(g, out.fluid.active, liquid.fractions, cell, centroid);
@@ -292,6 +299,86 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
   report.iterations = a.pre_solve.iterations + x.report.iterations;
   report.unknowns = x.report.unknowns;
   return report;
+}
+
+ParticlePaths start_particle_paths(const SimState& state) {
+  ParticlePaths paths;
+  if (!state.liquid || state.solids.empty()) return paths;
+  const fluid::Liquid& liquid = *state.liquid;
+  const grid::MacGrid& g = liquid.grid;
+  paths.start = liquid.markers;
+  for (const levelset::MeshDistance& d : state.surfaces.distance) paths.solid_start.push_back(d.vertices());
+  const Real reach = PATH_ANCHOR_CELLS * g.dx;
+  const Index n = paths.start.cols();
+  std::vector<ParticlePaths::Anchor> found(static_cast<std::size_t>(n));
+  std::vector<char> anchored(static_cast<std::size_t>(n), 0);
+  parallel_for(0, n, [&](Index p) {
+    const Vec3 x = paths.start.col(p);
+    // The node field is exact within the band: farther particles have nothing near.
+    if (grid::interpolate(g, liquid.solid_phi, grid::Sampling::node, x) > reach + g.dx) return;
+    Real best = std::numeric_limits<Real>::infinity();
+    for (std::size_t b = 0; b < state.surfaces.distance.size(); ++b) {
+      const levelset::MeshDistance& d = state.surfaces.distance[b];
+      const levelset::MeshHit hit = d.closest(x, reach);
+      if (!hit.found || std::abs(hit.distance) >= best) continue;
+      best = std::abs(hit.distance);
+      const mesh::Triangle& t = d.triangles()[static_cast<std::size_t>(hit.triangle)];
+      const Points& v = d.vertices();
+      found[static_cast<std::size_t>(p)] = {p, static_cast<int>(b), hit.triangle,
+                                            barycentric(hit.point, v.col(t[0]), v.col(t[1]), v.col(t[2]))};
+      anchored[static_cast<std::size_t>(p)] = 1;
+    }
+  });
+  for (Index p = 0; p < n; ++p)
+    if (anchored[static_cast<std::size_t>(p)]) paths.anchors.push_back(found[static_cast<std::size_t>(p)]);
+  return paths;
+}
+
+Index stop_particles_at_solids(SimState& state, const ParticlePaths& paths) {
+  if (!state.liquid || state.solids.empty()) return 0;
+  fluid::Liquid& liquid = *state.liquid;
+  const grid::MacGrid& g = liquid.grid;
+  Points start = paths.start;
+  // Carry the anchored starts with the solid: the surface point's displacement.
+  parallel_for(0, static_cast<Index>(paths.anchors.size()), [&](Index a) {
+    const ParticlePaths::Anchor& anchor = paths.anchors[static_cast<std::size_t>(a)];
+    const Points& before = paths.solid_start[static_cast<std::size_t>(anchor.body)];
+    const Points& after = state.surfaces.distance[static_cast<std::size_t>(anchor.body)].vertices();
+    const mesh::Triangle& t =
+        state.surfaces.distance[static_cast<std::size_t>(anchor.body)].triangles()[static_cast<std::size_t>(anchor.triangle)];
+    Vec3 moved = Vec3::Zero();
+    for (int k = 0; k < 3; ++k) moved += anchor.barycentric[k] * (after.col(t[k]) - before.col(t[k]));
+    start.col(anchor.particle) += moved;
+  });
+  const Real margin = PATH_MARGIN_CELLS * g.dx;
+  const Vec3 lo = g.origin, hi = g.max();
+  std::vector<char> stopped(static_cast<std::size_t>(start.cols()), 0);
+  parallel_for(0, start.cols(), [&](Index p) {
+    const Vec3 s = start.col(p), e = liquid.markers.col(p);
+    if (s == e) return;
+    levelset::SegmentHits first;
+    const levelset::MeshDistance* by = nullptr;
+    for (const levelset::MeshDistance& d : state.surfaces.distance) {
+      const levelset::SegmentHits h = d.segment_hits(s, e);
+      if (h.count > 0 && h.first < first.first) {
+        first = h;
+        by = &d;
+      }
+    }
+    if (!by) return;
+    const mesh::Triangle& t = by->triangles()[static_cast<std::size_t>(first.triangle)];
+    const Points& v = by->vertices();
+    const Vec3 n = (v.col(t[1]) - v.col(t[0])).cross(v.col(t[2]) - v.col(t[0]));
+    const Vec3 d = e - s;
+    // Leaving a solid (the start was inside it): the SDF push-out's business.
+    if (!(n.dot(d) < 0) || !(n.norm() > 0)) return;
+    const Vec3 x = first.point + margin * n.normalized();
+    liquid.markers.col(p) = x.cwiseMax(lo).cwiseMin(hi);
+    stopped[static_cast<std::size_t>(p)] = 1;
+  });
+  Index count = 0;
+  for (char c : stopped) count += c;
+  return count;
 }
 
 fluid::SolidVelocity solid_velocity(const SimState& state) {

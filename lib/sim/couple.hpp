@@ -88,6 +88,39 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt);
 // non-finite result.
 linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver& observe = {});
 
+// Particle paths against the solids' triangles (stages 2 and 6). The SDF push-out
+// of stage 6 cannot keep liquid out of a solid thinner than a cell (its node
+// distance is positive on both sides) nor tell which side of a thin wall a
+// particle came from. So each particle's path over the substep is tested
+// against the boundary triangles at their new positions, in the frame of the
+// solid: a particle within PATH_ANCHOR_CELLS of a solid at the start is
+// anchored to the nearest surface point (body, triangle, barycentric) and its
+// start is carried along with that point's displacement. A particle whose path
+// from the carried start to its end meets a triangle is put back on the side
+// it came from, PATH_MARGIN_CELLS dx off the surface at the first meeting.
+constexpr Real PATH_ANCHOR_CELLS = 2;
+constexpr Real PATH_MARGIN_CELLS = 1e-3;
+
+struct ParticlePaths {
+  struct Anchor {
+    Index particle = 0;
+    int body = 0;
+    Index triangle = 0;
+    Vec3 barycentric{0, 0, 0};
+  };
+  Points start;                    // 3 x #particles, positions before advection [m]
+  std::vector<Points> solid_start; // per body, node positions before the substep [m]
+  std::vector<Anchor> anchors;     // the particles near a solid, by particle index
+};
+
+// Stage 2, before the particles move (the surfaces still at the positions of
+// the last stage 4, those before this substep's stage 1).
+ParticlePaths start_particle_paths(const SimState& state);
+
+// Stage 6, after the SDF push-out: stops the particles whose path crossed a
+// solid surface as above. Returns how many it stopped.
+Index stop_particles_at_solids(SimState& state, const ParticlePaths& paths);
+
 // Stage 6: the velocity [m/s] at a point of the solid surface nearest to x
 // (barycentric in the nearest boundary triangle of the nearest body within the
 // band; zero elsewhere: static obstacles). Captures `state` by reference.

@@ -46,9 +46,13 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
     ScopedStage t(times, STAGE_SOLID_POSITIONS);
     for (solid::Body& b : state.solids) solid::update_positions(b, dt);
   }
-  // 2. Advect marker particles (RK2) and face velocities (semi-Lagrangian, RK2 backtrace).
+  // 2. Advect marker particles (RK2) and face velocities (semi-Lagrangian, RK2 backtrace);
+  //    remember where the particles started relative to the solids (sim/couple.hpp).
+  const bool coupled = state.liquid && !state.solids.empty();
+  ParticlePaths paths;
   {
     ScopedStage t(times, STAGE_ADVECTION);
+    if (coupled) paths = start_particle_paths(state);
     if (state.liquid) fluid::advect(*state.liquid, dt);
   }
   // 3. External forces: gravity by forward Euler on fluid faces and free solid nodes.
@@ -59,7 +63,6 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
       for (Index i = 0; i < b.num_nodes(); ++i)
         if (!b.pinned[i]) b.v.col(i) += dt * scene.gravity;
   }
-  const bool coupled = state.liquid && !state.solids.empty();
   // 4. Distance fields: solid SDF at nodes (moving solids united with the static
   //    obstacles), face open fractions, cut cells; liquid SDF at cell centres.
   {
@@ -81,11 +84,13 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
                "solid \"" + b.name + "\"");
     }
   }
-  // 6. Extrapolate fluid velocities, constrain them at solids, push particles out of solids;
-  //    keep solid nodes inside the domain walls (explicit correction, as the paper does).
+  // 6. Extrapolate fluid velocities, constrain them at solids, push particles out of solids
+  //    and stop those whose path crossed a solid's surface; keep solid nodes inside the
+  //    domain walls (explicit correction, as the paper does).
   {
     ScopedStage t(times, STAGE_EXTRAPOLATION);
     if (state.liquid) fluid::extrapolate_and_constrain(*state.liquid, solid_velocity(state));
+    if (coupled) stop_particles_at_solids(state, paths);
     for (solid::Body& b : state.solids) {
       solid::collide_walls(b, scene.grid.origin, scene.grid.max());
       solid::check_finite(b);

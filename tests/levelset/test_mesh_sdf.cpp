@@ -308,6 +308,62 @@ TEST_CASE("mesh SDF: inside() by ray parity agrees with the pseudonormal sign") 
   }
 }
 
+TEST_CASE("mesh SDF: segment_hits finds every crossing and the first one, against brute force") {
+  // A plate 0.1 thick: a segment across it meets it twice, one ending inside once.
+  const MeshDistance plate(box_surface(Vec3(0.45, 0, 0), Vec3(0.55, 1, 1), Vec3i(1, 4, 4)));
+  const Vec3 y(0, 0.3, 0.6);
+  const SegmentHits across = plate.segment_hits(Vec3(0.3, 0, 0) + y, Vec3(0.7, 0, 0) + y);
+  CHECK(across.count == 2);
+  CHECK(across.first == doctest::Approx(0.375));
+  CHECK(across.point.x() == doctest::Approx(0.45));
+  CHECK(plate.segment_hits(Vec3(0.3, 0, 0) + y, Vec3(0.5, 0, 0) + y).count == 1);
+  CHECK(plate.segment_hits(Vec3(0.1, 0, 0) + y, Vec3(0.4, 0, 0) + y).count == 0);
+  CHECK(plate.segment_hits(Vec3(0.5, 0, 0) + y, Vec3(0.5, 0, 0) + y).count == 0);  // a point inside
+  // Through a shared edge (y = 0.25, z = 0.5 is a lattice node of the faces): not
+  // missed, and counted once per face.
+  CHECK(plate.segment_hits(Vec3(0.3, 0.25, 0.5), Vec3(0.7, 0.25, 0.5)).count == 2);
+  CHECK(plate.segment_hits(Vec3(0.3, 0.375, 0.625), Vec3(0.7, 0.375, 0.625)).count == 2);
+
+  // Random segments against an icosphere: the crossings' parity is the change of
+  // inside(), and first/point/triangle equal the brute-force nearest meeting.
+  std::mt19937_64 rng(23);
+  const mesh::SurfaceMesh m = mesh::icosphere(Vec3(0.1, 0.2, 0.3), 0.8, 3);
+  const MeshDistance sphere(m);
+  int disagree = 0, crossing = 0;
+  for (int s = 0; s < 2000; ++s) {
+    const Vec3 a = random_point(rng, Vec3(-1, -1, -1), Vec3(1.2, 1.4, 1.6));
+    const Vec3 b = a + 0.5 * random_unit(rng);
+    const SegmentHits h = sphere.segment_hits(a, b);
+    crossing += h.count > 0;
+    if ((h.count % 2 == 1) != (sphere.inside(a) != sphere.inside(b))) ++disagree;
+    Real first = std::numeric_limits<Real>::infinity();
+    for (const auto& t : m.triangles) {
+      const Vec3 p0 = m.vertices.col(t[0]), e1 = m.vertices.col(t[1]) - p0, e2 = m.vertices.col(t[2]) - p0;
+      const Vec3 n = e1.cross(e2);
+      const Real den = n.dot(b - a);
+      if (den == 0) continue;
+      const Real u = n.dot(p0 - a) / den;
+      if (u < 0 || u > 1) continue;
+      const Vec3 x = a + u * (b - a) - p0;
+      // Barycentric coordinates of x in (e1, e2).
+      const Real d11 = e1.dot(e1), d12 = e1.dot(e2), d22 = e2.dot(e2), x1 = x.dot(e1), x2 = x.dot(e2);
+      const Real det = d11 * d22 - d12 * d12;
+      const Real v = (d22 * x1 - d12 * x2) / det, w = (d11 * x2 - d12 * x1) / det;
+      if (v >= 0 && w >= 0 && v + w <= 1) first = std::min(first, u);
+    }
+    if (std::isfinite(first)) {
+      CHECK(h.first == doctest::Approx(first).epsilon(1e-9));
+      CHECK((h.point - (a + first * (b - a))).norm() < 1e-9);
+      CHECK(std::abs(sphere.unsigned_distance(h.point)) < 1e-9);
+    } else {
+      CHECK(h.count == 0);
+    }
+  }
+  MESSAGE(crossing << " of 2000 segments cross the sphere, " << disagree << " disagree with inside()");
+  CHECK(crossing > 200);
+  CHECK(disagree == 0);
+}
+
 TEST_CASE("mesh SDF: mesh_solid and inside_out, mesh_region, scene obj helpers") {
   const mesh::SurfaceMesh cube = mesh::read_obj(mesh_path("cube.obj"));
   const StaticSolid solid = mesh_solid(cube), container = mesh_solid(cube, true);

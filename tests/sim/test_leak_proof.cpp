@@ -45,7 +45,49 @@ std::string slab_tank(const std::string& wall) {
 
 constexpr Real STILL_SPEED = 1e-3;  // [m/s], the issue's bound for "at rest"
 
+// The largest x [m] of a body's nodes.
+Real right_edge(const solid::Body& b) { return b.x.row(0).maxCoeff(); }
+
+// The slab tank with a pinned wall half a cell thick (x = 0.76 .. 0.785 m, inside
+// the cells 0.75 .. 0.8: every grid node is outside it), flush with the floor
+// and the front and back walls and pinned along `pinned` (JSON boxes).
+std::string thin_wall(const std::string& pinned, const std::string& modulus) {
+  return slab_tank(R"("solids": [ { "name": "wall",
+      "mesh": { "type": "box", "min": [0.76, 0, 0], "max": [0.785, 1.0, 0.2], "cells": [1, 20, 4] },
+      "density": 1000, "youngs_modulus": )" + modulus + R"(, "poisson_ratio": 0.3, "damping": { "mass": 1.0 },
+      "pinned": [ )" + pinned + "] } ]");
+}
+
 }  // namespace
+
+TEST_CASE("leak-proof: particles whose path crosses a thin wall in one substep end on the side they came from") {
+  // The wall of thin_wall() (x = 0.76 .. 0.785 m): no grid node is inside it.
+  SUBCASE("a static wall, the liquid thrown at it at 3 m/s for 0.05 s (3 cells)") {
+    sim::SimState s = test::coupled_state(thin_wall(R"({ "type": "box", "min": [0.7, -0.1, -0.1], "max": [1.0, 1.1, 0.3] })", "1e6"));
+    for (int a = 0; a < 3; ++a) s.liquid->velocity[a].fill(a == 0 ? 3.0 : 0.0);
+    StageTimes times;
+    sim::step(s, 0.05, times);
+    const Real front = s.liquid->markers.row(0).maxCoeff();
+    MESSAGE("foremost particle at x = " << front << " m; the wall's face at 0.76 m");
+    CHECK(front < 0.76);
+    CHECK(front > 0.76 - 0.01 * 0.05);  // stopped at the face, not short of it
+  }
+  SUBCASE("still liquid, the free wall moving into it at 2 m/s for 0.02 s (0.8 cells)") {
+    std::string json = thin_wall(R"({ "type": "box", "min": [5, 5, 5], "max": [6, 6, 6] })", "1e6");
+    json.replace(json.find(R"("pinned")"), 0, R"("velocity": [-2, 0, 0], )");
+    json.replace(json.find(R"("grid")"), 0, R"("gravity": [0, 0, 0], )");
+    sim::SimState s = test::coupled_state(json);
+    const Real before = s.solids[0].x.row(0).minCoeff();
+    StageTimes times;
+    sim::step(s, 0.02, times);
+    const Real face = s.solids[0].x.row(0).minCoeff();
+    Index behind = 0;
+    for (Index p = 0; p < s.liquid->markers.cols(); ++p) behind += s.liquid->markers(0, p) > face;
+    MESSAGE("the wall's face moved " << before << " -> " << face << " m; particles behind it: " << behind);
+    CHECK(face < before - 0.03);
+    CHECK(behind == 0);
+  }
+}
 
 TEST_SUITE("validation") {
   TEST_CASE("leak-proof: a pinned deformable wall in a slab tank holds still water exactly as an obstacle does") {
@@ -79,6 +121,33 @@ TEST_SUITE("validation") {
     const Real apart = (solid.liquid->markers - obstacle.liquid->markers).cwiseAbs().maxCoeff();
     MESSAGE("largest particle distance between the two runs: " << apart << " m");
     CHECK(apart < 1e-9);
+  }
+
+  TEST_CASE("leak-proof: a wall half a cell thick holds the water on its side for 2 s - pinned and bulging") {
+    // Pinned whole; then pinned along its top and bottom edges only, soft, so
+    // that it bulges under the water and moves.
+    const std::string whole = R"({ "type": "box", "min": [0.7, -0.1, -0.1], "max": [1.0, 1.1, 0.3] })";
+    const std::string edges = R"({ "type": "box", "min": [0.7, -0.1, -0.1], "max": [1.0, 0.001, 0.3] },
+                                 { "type": "box", "min": [0.7, 0.999, -0.1], "max": [1.0, 1.1, 0.3] })";
+    for (const bool bulging : {false, true}) {
+      sim::SimState s = test::coupled_state(thin_wall(bulging ? edges : whole, bulging ? "1e8" : "1e6"));
+      const Real v0 = fluid::liquid_volume(*s.liquid);
+      Index crossed = 0;
+      Real worst = 0, moved = 0;
+      const Real rest_edge = right_edge(s.solids[0]);
+      test::advance(s, 2.0, [&](const sim::SimState& st) {
+        crossed = std::max(crossed, count_beyond(*st.liquid, right_edge(st.solids[0]) + 1e-6));
+        worst = std::max(worst, max_liquid_face_speed(*st.liquid));
+        moved = std::max(moved, right_edge(st.solids[0]) - rest_edge);
+      });
+      const Real drift = fluid::liquid_volume(*s.liquid) / v0 - 1;
+      MESSAGE(std::string(bulging ? "bulging" : "pinned") << " wall: particles past it " << crossed << ", largest liquid speed "
+                                               << worst << " m/s, wall moved " << moved << " m, volume drift "
+                                               << 100 * drift << " %");
+      CHECK(crossed == 0);
+      CHECK(std::abs(drift) < 0.01);
+      if (bulging) CHECK(moved > 0.1 * 0.025);  // it moved: a tenth of its thickness at least
+    }
   }
 
   TEST_CASE("leak-proof: a plate flush on the floor under a water column keeps it at rest and carries its weight") {

@@ -1,0 +1,48 @@
+#pragma once
+// Solids thinner than a cell: what the node distance field cannot show.
+//
+// The open face fractions (face_fractions.hpp) and the cells' inside/outside
+// (the mean of their 8 node samples) come from the solid SDF at the grid nodes.
+// A solid thinner than the grid spacing can lie between node planes with every
+// node outside it: a wall half a cell thick at x = 0.76 .. 0.785 m in cells of
+// 0.05 m has distance +0.01 and +0.015 at the nodes x = 0.75 and x = 0.8, so
+// every face around it is open, the projection joins the liquid on its two
+// sides and liquid flows through it. The solid's boundary triangles still
+// know: the segment between two cell centres crosses them.
+//
+// Two cells are separated by a thin solid when the segment between their
+// centres crosses the surfaces in a way the node field does not account for:
+//   - at least twice (a solid entered and left within the segment: thinner than
+//     the segment there), or
+//   - once, while the cell on the solid side of the crossing has all 8 nodes
+//     outside every solid (its centre is inside a solid the node field misses).
+// One crossing with a node inside on the solid side is the ordinary cut cell
+// (the crossing is in the fractions) and is not a separation. Why not "once
+// while the node field puts both centres on one side": near a curved surface
+// the mean of 8 nodes misjudges centres within about dx^2 / (4 R) of it, and
+// closing those faces made balls flicker open and closed cut faces as they moved.
+// Trade-off: where a convex solid is entered and left within one segment (a
+// grazed cap of a ball, depth below dx^2 / (8 R)) the face closes entirely
+// instead of by its fraction.
+#include <vector>
+
+#include "lib/cutcell/face_fractions.hpp"
+#include "lib/grid/mac_grid.hpp"
+#include "lib/levelset/mesh_sdf.hpp"
+
+namespace fsicut::cutcell {
+
+// True when cells a and b (any two cells, usually face or diagonal neighbours)
+// are separated as above. `solid_phi` is the node SDF [m] of all solids (size
+// grid.node_size()), `surfaces` the moving solids' boundaries at the same positions.
+bool separated(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
+               const std::vector<levelset::MeshDistance>& surfaces, const Vec3i& a, const Vec3i& b);
+
+// Closes (fraction 0) every interior face whose two cells are separated().
+// Only open faces with a corner node within one cell of a solid (solid_phi <= dx)
+// are tested: a crossing of the segment lies within 0.87 dx of some corner.
+// Returns how many faces it closed. Parallel over faces.
+Index close_thin_solid_faces(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
+                             const std::vector<levelset::MeshDistance>& surfaces, FaceFractions& fractions);
+
+}  // namespace fsicut::cutcell
