@@ -33,7 +33,9 @@
 //                   stored and checked. grid, density, gravity, solid,
 //                   projection, extrapolation_layers: built from the scene.
 //                   scratch: not stored, a workspace every stage overwrites
-//                   before reading (fluid/velocity.cpp copy_into).
+//                   before reading (fluid/velocity.cpp copy_into). reach: not
+//                   stored, derived from the solids at stage 4 of every substep
+//                   (sim/couple.cpp update_solid_fields) before anything reads it.
 //   sim::FrameStats frame, time, substeps, cfl_exceeded, solver (every member
 //                   of linsolve::Report), solves, seconds: stored (mid-frame
 //                   checkpoints).

@@ -1,6 +1,6 @@
 #include "lib/cutcell/thin_solids.hpp"
 
-#include <atomic>
+#include <algorithm>
 
 #include "lib/core/parallel.hpp"
 
@@ -37,14 +37,17 @@ bool separated(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
 }
 
 Index close_thin_solid_faces(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
-                             const std::vector<levelset::MeshDistance>& surfaces, FaceFractions& fractions) {
+                             const std::vector<levelset::MeshDistance>& surfaces, FaceFractions& fractions,
+                             grid::Array3<char>& cells) {
+  cells.resize(grid.cell_size(), 0);
   if (surfaces.empty()) return 0;
-  std::atomic<Index> closed{0};
+  Index closed = 0;
   for (int a = 0; a < 3; ++a) {
     auto& f = fractions[a];
     const int b = (a + 1) % 3, c = (a + 2) % 3;
     const Vec3i eb = Vec3i::Unit(b), ec = Vec3i::Unit(c);
     const int n_a = grid.resolution[a];
+    std::vector<char> shut(static_cast<std::size_t>(f.count()), 0);
     parallel_for(0, f.count(), [&](Index idx) {
       if (!(f[idx] > 0)) return;
       const Vec3i x = f.coord(idx);
@@ -56,10 +59,41 @@ Index close_thin_solid_faces(const grid::MacGrid& grid, const grid::Array3<Real>
       left[a] -= 1;
       if (!separated(grid, solid_phi, surfaces, left, x)) return;
       f[idx] = 0;
-      closed.fetch_add(1, std::memory_order_relaxed);
+      shut[static_cast<std::size_t>(idx)] = 1;
     });
+    for (Index idx = 0; idx < f.count(); ++idx) {
+      if (!shut[static_cast<std::size_t>(idx)]) continue;
+      ++closed;
+      Vec3i x = f.coord(idx);
+      cells(x) = 1;
+      x[a] -= 1;
+      cells(x) = 1;
+    }
   }
-  return closed.load();
+  return closed;
+}
+
+levelset::NeighbourReach neighbour_reach(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
+                                         const std::vector<levelset::MeshDistance>& surfaces,
+                                         const grid::Array3<char>& thin_cells) {
+  levelset::NeighbourReach reach;
+  if (std::none_of(thin_cells.data().begin(), thin_cells.data().end(), [](char c) { return c != 0; }))
+    return reach;
+  grid::Array3<char> near = thin_cells;
+  grid::dilate(near, REACH_CELLS);
+  reach.resize(grid.cell_size(), levelset::REACH_ALL);
+  parallel_for(0, reach.count(), [&](Index idx) {
+    if (!near[idx]) return;
+    const Vec3i c = reach.coord(idx);
+    std::uint32_t bits = levelset::REACH_ALL;
+    for (int o = 0; o < 27; ++o) {
+      const Vec3i n = c + Vec3i(o % 3 - 1, (o / 3) % 3 - 1, o / 9 - 1);
+      if (o == 13 || !reach.inside(n.x(), n.y(), n.z())) continue;
+      if (separated(grid, solid_phi, surfaces, c, n)) bits &= ~(1u << o);
+    }
+    reach[idx] = bits;
+  });
+  return reach;
 }
 
 }  // namespace fsicut::cutcell

@@ -28,6 +28,7 @@
 
 #include "lib/cutcell/face_fractions.hpp"
 #include "lib/grid/mac_grid.hpp"
+#include "lib/levelset/liquid_sdf.hpp"
 #include "lib/levelset/mesh_sdf.hpp"
 
 namespace fsicut::cutcell {
@@ -41,8 +42,22 @@ bool separated(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
 // Closes (fraction 0) every interior face whose two cells are separated().
 // Only open faces with a corner node within one cell of a solid (solid_phi <= dx)
 // are tested: a crossing of the segment lies within 0.87 dx of some corner.
-// Returns how many faces it closed. Parallel over faces.
+// Flags the two cells of each face it closed in `cells` (size grid.cell_size(),
+// set to 0 elsewhere). Returns how many faces it closed. Parallel over faces.
 Index close_thin_solid_faces(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
-                             const std::vector<levelset::MeshDistance>& surfaces, FaceFractions& fractions);
+                             const std::vector<levelset::MeshDistance>& surfaces, FaceFractions& fractions,
+                             grid::Array3<char>& cells);
+
+// How far [cells, Chebyshev] from a face close_thin_solid_faces closed the
+// neighbour reach is computed: the liquid's kernel spans one cell either side.
+constexpr int REACH_CELLS = 2;
+
+// The neighbour reach (levelset/liquid_sdf.hpp) of every cell: within
+// REACH_CELLS of a flagged cell (`thin_cells` from close_thin_solid_faces), bit n
+// is cleared where the neighbour is separated(); everywhere else REACH_ALL.
+// Empty when no cell is flagged. Parallel over cells.
+levelset::NeighbourReach neighbour_reach(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
+                                         const std::vector<levelset::MeshDistance>& surfaces,
+                                         const grid::Array3<char>& thin_cells);
 
 }  // namespace fsicut::cutcell

@@ -141,7 +141,7 @@ void refresh_solid(Liquid& l) {
 void update_distance_fields(Liquid& l) {
   if (l.solid_phi.count() == 0) refresh_solid(l);
   levelset::liquid_phi_from_particles(l.grid, l.markers, l.particle_volume, l.particle_radius,
-                                      l.solid_phi, l.liquid_phi);
+                                      l.solid_phi, l.liquid_phi, l.reach);
   levelset::extend_liquid_into_solid(l.grid, l.solid_phi, l.fractions, l.liquid_phi);
 }
 
@@ -182,7 +182,7 @@ Real cfl_dt(const Liquid& l, Real cfl, Real max_dt) {
 }
 
 Real liquid_volume(const Liquid& l) {
-  return levelset::liquid_volume_from_particles(l.grid, l.markers, l.particle_volume, l.solid_phi);
+  return levelset::liquid_volume_from_particles(l.grid, l.markers, l.particle_volume, l.solid_phi, l.reach);
 }
 
 Index remove_particles(Liquid& l, const Region& inside) {

@@ -29,6 +29,7 @@
 #include "lib/fluid/particles.hpp"
 #include "lib/fluid/velocity.hpp"
 #include "lib/grid/mac_grid.hpp"
+#include "lib/levelset/liquid_sdf.hpp"
 #include "lib/levelset/solid_sdf.hpp"
 #include "lib/linsolve/report.hpp"
 #include "lib/scene/scene.hpp"
@@ -55,6 +56,8 @@ struct Liquid {
   grid::Array3<Real> solid_phi;      // nodes [m], < 0 in any solid: static_phi, or its union with
                                      // the deformable solids (sim/couple.hpp sets it each substep)
   cutcell::FaceFractions fractions;  // open face fractions in [0, 1]
+  levelset::NeighbourReach reach;    // cells cut off from neighbours by thin solids; empty = none
+                                     // (sim/couple.hpp sets it with solid_phi)
   coupling::FaceFlags valid;         // faces set by the last projection / extrapolation
 
   levelset::StaticSolid solid;       // static obstacles; empty = none (domain walls only)

@@ -126,7 +126,9 @@ SpaceTable space_table() {
 constexpr Real FAR_FROM_SOLID_CELLS = 1.5;
 
 void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets& buckets,
-              Real particle_volume, const grid::Array3<Real>& solid_phi, grid::Array3<Real>& rho) {
+              Real particle_volume, const grid::Array3<Real>& solid_phi, const NeighbourReach& reach,
+              grid::Array3<Real>& rho) {
+  const auto reached = [&](Index cell) { return reach.count() > 0 ? reach[cell] : REACH_ALL; };
   const Vec3i size = grid.cell_size();
   const Real dx = grid.dx;
   const Real inv_dx = 1 / dx;
@@ -144,6 +146,7 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets&
       for (int j = 0; j < size.y(); ++j)
         for (int i = 0; i < size.x(); ++i) {
           const Index cell = mass.index(i, j, k);
+          const std::uint32_t to = reached(cell);
           for (Index q = buckets.start[cell]; q < buckets.start[cell + 1]; ++q) {
             const Vec3 x = particles.col(buckets.order[q]);
             const Vec3 t = (x - grid.cell_center(i, j, k)) * inv_dx;
@@ -159,7 +162,8 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets&
                 if (j + dj < 0 || j + dj >= size.y()) continue;
                 const Real wyz = wy[dj + 1] * wz[dk + 1];
                 for (int di = -1; di <= 1; ++di)
-                  if (i + di >= 0 && i + di < size.x()) mass(i + di, j + dj, k + dk) += wx[di + 1] * wyz;
+                  if (i + di >= 0 && i + di < size.x() && (to >> ((di + 1) + 3 * (dj + 1) + 9 * (dk + 1)) & 1))
+                    mass(i + di, j + dj, k + dk) += wx[di + 1] * wyz;
               }
             }
           }
@@ -198,12 +202,14 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets&
       return;
     }
     const Vec3i c = rho.coord(idx);
+    const std::uint32_t to = reached(idx);
     Real space = 0;
     for (int dk = -1; dk <= 1; ++dk)
       for (int dj = -1; dj <= 1; ++dj)
         for (int di = -1; di <= 1; ++di) {
           const int i = c.x() + di, j = c.y() + dj, k = c.z() + dk;
-          if (rho.inside(i, j, k)) space += table[(di + 1) + 3 * (dj + 1) + 9 * (dk + 1)][open(i, j, k)];
+          const int o = (di + 1) + 3 * (dj + 1) + 9 * (dk + 1);
+          if (rho.inside(i, j, k) && (to >> o & 1)) space += table[o][open(i, j, k)];
         }
     rho[idx] = space >= COLOUR_MIN_OPEN ? scale * mass[idx] / space : 0;
   });
@@ -226,16 +232,17 @@ void liquid_sdf_from_particles(const grid::MacGrid& grid, const Points& particle
 
 void liquid_fraction_from_particles(const grid::MacGrid& grid, const Points& particles,
                                     Real particle_volume, const grid::Array3<Real>& solid_phi,
-                                    grid::Array3<Real>& rho) {
-  fraction(grid, particles, bucket_particles(grid, particles), particle_volume, solid_phi, rho);
+                                    grid::Array3<Real>& rho, const NeighbourReach& reach) {
+  fraction(grid, particles, bucket_particles(grid, particles), particle_volume, solid_phi, reach, rho);
 }
 
 void liquid_phi_from_particles(const grid::MacGrid& grid, const Points& particles,
                                Real particle_volume, Real radius,
-                               const grid::Array3<Real>& solid_phi, grid::Array3<Real>& phi) {
+                               const grid::Array3<Real>& solid_phi, grid::Array3<Real>& phi,
+                               const NeighbourReach& reach) {
   const Buckets buckets = bucket_particles(grid, particles);
   grid::Array3<Real> rho;
-  fraction(grid, particles, buckets, particle_volume, solid_phi, rho);
+  fraction(grid, particles, buckets, particle_volume, solid_phi, reach, rho);
   const grid::Array3<char> bulk = near_bulk(rho);
   grid::Array3<char> drops(bulk.size());
   for (Index idx = 0; idx < bulk.count(); ++idx) drops[idx] = !bulk[idx];
@@ -248,10 +255,11 @@ void liquid_phi_from_particles(const grid::MacGrid& grid, const Points& particle
 }
 
 Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& particles,
-                                  Real particle_volume, const grid::Array3<Real>& solid_phi) {
+                                  Real particle_volume, const grid::Array3<Real>& solid_phi,
+                                  const NeighbourReach& reach) {
   const Buckets buckets = bucket_particles(grid, particles);
   grid::Array3<Real> rho;
-  fraction(grid, particles, buckets, particle_volume, solid_phi, rho);
+  fraction(grid, particles, buckets, particle_volume, solid_phi, reach, rho);
   const grid::Array3<char> bulk = near_bulk(rho);
   const Real cell_volume = grid.dx * grid.dx * grid.dx;
   grid::Array3<char> open(rho.size());

@@ -27,11 +27,22 @@
 //   cell has rho < 1/2 and would vanish from the pressure solve. It is used where
 //   no cell of the 3 x 3 x 3 block around has rho >= 1/2 (splashes and drops).
 #include <array>
+#include <cstdint>
 
 #include "lib/core/types.hpp"
 #include "lib/grid/mac_grid.hpp"
 
 namespace fsicut::levelset {
+
+// Which of a cell's 3 x 3 x 3 neighbours (itself included) its liquid reaches:
+// bit (di + 1) + 3 (dj + 1) + 9 (dk + 1) for the neighbour at offset (di, dj, dk).
+// A solid thinner than a cell, which the node SDF does not show, cuts cells off
+// (cutcell/thin_solids.hpp): a particle's kernel does not spread across it, and
+// the open space across it is not in the normalisation, so still water beside a
+// thin wall has rho = 1 up to the wall as beside a thick one. An empty array:
+// every neighbour is reached.
+using NeighbourReach = grid::Array3<std::uint32_t>;
+constexpr std::uint32_t REACH_ALL = (1u << 27) - 1;
 
 // The particle ball radius [m] for the grid: a fixed multiple of dx, tuned for the
 // default 8 particles per cell (2 x 2 x 2 jittered sub-cells).
@@ -78,7 +89,7 @@ inline constexpr Real COLOUR_KERNEL_CENTRE = 0.75;
 // solid around it) gets rho = 0. Parallel over cells, deterministic.
 void liquid_fraction_from_particles(const grid::MacGrid& grid, const Points& particles,
                                     Real particle_volume, const grid::Array3<Real>& solid_phi,
-                                    grid::Array3<Real>& rho);
+                                    grid::Array3<Real>& rho, const NeighbourReach& reach = {});
 inline constexpr Real COLOUR_MIN_OPEN = 0.05;
 
 // The simulator's liquid phi: the smoothed liquid fraction's phi, and the union of
@@ -86,7 +97,8 @@ inline constexpr Real COLOUR_MIN_OPEN = 0.05;
 // (the balls are searched only there: in the bulk they would be discarded).
 void liquid_phi_from_particles(const grid::MacGrid& grid, const Points& particles,
                                Real particle_volume, Real radius,
-                               const grid::Array3<Real>& solid_phi, grid::Array3<Real>& phi);
+                               const grid::Array3<Real>& solid_phi, grid::Array3<Real>& phi,
+                               const NeighbourReach& reach = {});
 
 // The liquid volume [m^3] the simulator sees, over the cells whose centre is outside
 // the solid (mean of the node `solid_phi` >= 0): the bulk, where the phi above is the
@@ -96,7 +108,8 @@ void liquid_phi_from_particles(const grid::MacGrid& grid, const Points& particle
 // liquid's depth); a drop cell counts particle_volume per particle in it. Why not
 // the drop's ball: one particle (1/8 of a cell by default) would count as a cell.
 Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& particles,
-                                  Real particle_volume, const grid::Array3<Real>& solid_phi);
+                                  Real particle_volume, const grid::Array3<Real>& solid_phi,
+                                  const NeighbourReach& reach = {});
 
 // Extends the liquid SDF into the solid and closes one-cell holes (DESIGN.md
 // section 3). `fractions` are the open face fractions; "neighbour" below means a

@@ -186,7 +186,9 @@ void update_solid_fields(SimState& state) {
     cutcell::clip_surface(grid, body.x, body.mesh.boundary, surfaces.patches[b]);
   }
   cutcell::compute_face_fractions(grid, liquid.solid_phi, liquid.fractions);
-  cutcell::close_thin_solid_faces(grid, liquid.solid_phi, surfaces.distance, liquid.fractions);
+  grid::Array3<char> thin_cells;
+  cutcell::close_thin_solid_faces(grid, liquid.solid_phi, surfaces.distance, liquid.fractions, thin_cells);
+  liquid.reach = cutcell::neighbour_reach(grid, liquid.solid_phi, surfaces.distance, thin_cells);
 }
 
 CoupledAssembly assemble_coupled(SimState& state, Real dt) {
