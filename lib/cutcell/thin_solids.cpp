@@ -14,15 +14,16 @@ bool nodes_outside(const grid::Array3<Real>& solid_phi, const Vec3i& c) {
   return true;
 }
 
-}  // namespace
-
-bool separated(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
-               const std::vector<levelset::MeshDistance>& surfaces, const Vec3i& a, const Vec3i& b) {
-  const Vec3 xa = grid.cell_center(a.x(), a.y(), a.z()), xb = grid.cell_center(b.x(), b.y(), b.z());
+// Whether the segment from x to the centre of cell b crosses the surfaces in a
+// way the node field does not account for (see the header).
+bool hidden_crossing(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
+                     const std::vector<levelset::MeshDistance>& surfaces, const Vec3& x, const Vec3i& b,
+                     const Vec3i& a_cell) {
+  const Vec3 xb = grid.cell_center(b.x(), b.y(), b.z());
   int crossings = 0;
   Vec3 normal = Vec3::Zero();  // outward normal of the triangle of a single crossing (unnormalized)
   for (const levelset::MeshDistance& s : surfaces) {
-    const levelset::SegmentHits h = s.segment_hits(xa, xb);
+    const levelset::SegmentHits h = s.segment_hits(x, xb);
     if (h.count == 0) continue;
     crossings += h.count;
     if (crossings >= 2) return true;
@@ -32,8 +33,15 @@ bool separated(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
   }
   if (crossings == 0) return false;
   // Entering the solid (against its outward normal) puts b on the solid side.
-  const Vec3i& solid_side = normal.dot(xb - xa) < 0 ? b : a;
+  const Vec3i& solid_side = normal.dot(xb - x) < 0 ? b : a_cell;
   return nodes_outside(solid_phi, solid_side);
+}
+
+}  // namespace
+
+bool separated(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
+               const std::vector<levelset::MeshDistance>& surfaces, const Vec3i& a, const Vec3i& b) {
+  return hidden_crossing(grid, solid_phi, surfaces, grid.cell_center(a.x(), a.y(), a.z()), b, a);
 }
 
 Index close_thin_solid_faces(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
@@ -75,23 +83,40 @@ Index close_thin_solid_faces(const grid::MacGrid& grid, const grid::Array3<Real>
 
 levelset::NeighbourReach neighbour_reach(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                                          const std::vector<levelset::MeshDistance>& surfaces,
-                                         const grid::Array3<char>& thin_cells) {
+                                         const grid::Array3<char>& thin_cells, const Points& particles) {
   levelset::NeighbourReach reach;
   if (std::none_of(thin_cells.data().begin(), thin_cells.data().end(), [](char c) { return c != 0; }))
     return reach;
   grid::Array3<char> near = thin_cells;
   grid::dilate(near, REACH_CELLS);
-  reach.resize(grid.cell_size(), levelset::REACH_ALL);
-  parallel_for(0, reach.count(), [&](Index idx) {
+  const auto neighbour = [](const Vec3i& c, int o) { return Vec3i(c + Vec3i(o % 3 - 1, (o / 3) % 3 - 1, o / 9 - 1)); };
+  grid::Array3<std::uint32_t>& cells = reach.cells;
+  cells.resize(grid.cell_size(), levelset::REACH_ALL);
+  parallel_for(0, cells.count(), [&](Index idx) {
     if (!near[idx]) return;
-    const Vec3i c = reach.coord(idx);
+    const Vec3i c = cells.coord(idx);
     std::uint32_t bits = levelset::REACH_ALL;
     for (int o = 0; o < 27; ++o) {
-      const Vec3i n = c + Vec3i(o % 3 - 1, (o / 3) % 3 - 1, o / 9 - 1);
-      if (o == 13 || !reach.inside(n.x(), n.y(), n.z())) continue;
+      const Vec3i n = neighbour(c, o);
+      if (o == 13 || !cells.inside(n.x(), n.y(), n.z())) continue;
       if (separated(grid, solid_phi, surfaces, c, n)) bits &= ~(1u << o);
     }
-    reach[idx] = bits;
+    cells[idx] = bits;
+  });
+  reach.particles.resize(static_cast<std::size_t>(particles.cols()));
+  parallel_for(0, particles.cols(), [&](Index p) {
+    const Vec3 x = particles.col(p);
+    const Vec3i c = grid.cell_of(x);
+    std::uint32_t bits = cells(c);
+    if (bits != levelset::REACH_ALL) {
+      bits = levelset::REACH_ALL;
+      for (int o = 0; o < 27; ++o) {
+        const Vec3i n = neighbour(c, o);
+        if (!cells.inside(n.x(), n.y(), n.z())) continue;
+        if (hidden_crossing(grid, solid_phi, surfaces, x, n, c)) bits &= ~(1u << o);
+      }
+    }
+    reach.particles[static_cast<std::size_t>(p)] = bits;
   });
   return reach;
 }

@@ -52,12 +52,17 @@ Index close_thin_solid_faces(const grid::MacGrid& grid, const grid::Array3<Real>
 // neighbour reach is computed: the liquid's kernel spans one cell either side.
 constexpr int REACH_CELLS = 2;
 
-// The neighbour reach (levelset/liquid_sdf.hpp) of every cell: within
+// The neighbour reach (levelset/liquid_sdf.hpp): of every cell, within
 // REACH_CELLS of a flagged cell (`thin_cells` from close_thin_solid_faces), bit n
-// is cleared where the neighbour is separated(); everywhere else REACH_ALL.
-// Empty when no cell is flagged. Parallel over cells.
+// cleared where the neighbour is separated(), everywhere else REACH_ALL; of
+// every particle (3 x #particles [m]) in a cell with a bit cleared, bit n
+// cleared where the segment from the particle to the centre of cell n crosses
+// the surfaces twice or more, or once into a cell with all 8 nodes outside
+// (as separated() from the particle instead of its cell's centre), elsewhere
+// its cell's bits. Both empty when no cell is flagged. Parallel over cells
+// and particles.
 levelset::NeighbourReach neighbour_reach(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                                          const std::vector<levelset::MeshDistance>& surfaces,
-                                         const grid::Array3<char>& thin_cells);
+                                         const grid::Array3<char>& thin_cells, const Points& particles);
 
 }  // namespace fsicut::cutcell

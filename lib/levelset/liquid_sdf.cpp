@@ -128,7 +128,7 @@ constexpr Real FAR_FROM_SOLID_CELLS = 1.5;
 void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets& buckets,
               Real particle_volume, const grid::Array3<Real>& solid_phi, const NeighbourReach& reach,
               grid::Array3<Real>& rho) {
-  const auto reached = [&](Index cell) { return reach.count() > 0 ? reach[cell] : REACH_ALL; };
+  const auto reached = [&](Index cell) { return reach.cells.count() > 0 ? reach.cells[cell] : REACH_ALL; };
   const Vec3i size = grid.cell_size();
   const Real dx = grid.dx;
   const Real inv_dx = 1 / dx;
@@ -146,9 +146,11 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets&
       for (int j = 0; j < size.y(); ++j)
         for (int i = 0; i < size.x(); ++i) {
           const Index cell = mass.index(i, j, k);
-          const std::uint32_t to = reached(cell);
+          const std::uint32_t cell_reach = reached(cell);
           for (Index q = buckets.start[cell]; q < buckets.start[cell + 1]; ++q) {
             const Vec3 x = particles.col(buckets.order[q]);
+            const std::uint32_t to = reach.particles.empty() ? cell_reach
+                                                             : reach.particles[static_cast<std::size_t>(buckets.order[q])];
             const Vec3 t = (x - grid.cell_center(i, j, k)) * inv_dx;
             std::array<Real, 3> wx, wy, wz;
             for (int d = -1; d <= 1; ++d) {

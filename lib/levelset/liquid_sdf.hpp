@@ -28,20 +28,27 @@
 //   no cell of the 3 x 3 x 3 block around has rho >= 1/2 (splashes and drops).
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "lib/core/types.hpp"
 #include "lib/grid/mac_grid.hpp"
 
 namespace fsicut::levelset {
 
-// Which of a cell's 3 x 3 x 3 neighbours (itself included) its liquid reaches:
-// bit (di + 1) + 3 (dj + 1) + 9 (dk + 1) for the neighbour at offset (di, dj, dk).
-// A solid thinner than a cell, which the node SDF does not show, cuts cells off
-// (cutcell/thin_solids.hpp): a particle's kernel does not spread across it, and
-// the open space across it is not in the normalisation, so still water beside a
-// thin wall has rho = 1 up to the wall as beside a thick one. An empty array:
-// every neighbour is reached.
-using NeighbourReach = grid::Array3<std::uint32_t>;
+// Which of the 3 x 3 x 3 cells around a cell its liquid reaches: bit
+// (di + 1) + 3 (dj + 1) + 9 (dk + 1) for the cell at offset (di, dj, dk). A solid
+// thinner than a cell, which the node SDF does not show, cuts cells off
+// (cutcell/thin_solids.hpp): the open space across it is not in a cell's
+// normalisation (`cells`), and a particle's kernel does not spread across it
+// (`particles`, the same bits around the particle's own cell, from the
+// particle's position: a particle between a node plane and a wall just past it
+// lies in the cell on the wall's far side), so still water beside a thin wall
+// has rho = 1 up to the wall as beside a thick one. Empty arrays: every cell is
+// reached (`particles` empty: each particle reaches what its cell reaches).
+struct NeighbourReach {
+  grid::Array3<std::uint32_t> cells;     // per cell
+  std::vector<std::uint32_t> particles;  // per particle, in the particles' order
+};
 constexpr std::uint32_t REACH_ALL = (1u << 27) - 1;
 
 // The particle ball radius [m] for the grid: a fixed multiple of dx, tuned for the

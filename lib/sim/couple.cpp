@@ -188,7 +188,7 @@ void update_solid_fields(SimState& state) {
   cutcell::compute_face_fractions(grid, liquid.solid_phi, liquid.fractions);
   grid::Array3<char> thin_cells;
   cutcell::close_thin_solid_faces(grid, liquid.solid_phi, surfaces.distance, liquid.fractions, thin_cells);
-  liquid.reach = cutcell::neighbour_reach(grid, liquid.solid_phi, surfaces.distance, thin_cells);
+  liquid.reach = cutcell::neighbour_reach(grid, liquid.solid_phi, surfaces.distance, thin_cells, liquid.markers);
 }
 
 CoupledAssembly assemble_coupled(SimState& state, Real dt) {

@@ -76,19 +76,34 @@ TEST_CASE("thin solids: close_thin_solid_faces closes the faces across a thin pl
     }
   for (Index c = 0; c < cells.count(); ++c) CHECK(cells[c] == (cells.coord(c).x() == 3 || cells.coord(c).x() == 4));
 
-  const levelset::NeighbourReach reach = neighbour_reach(s.grid, s.phi, s.surfaces, cells);
-  REQUIRE(reach.count() == s.grid.cell_count());
+  // Two particles in cell (3, 4, 4) [0.3, 0.4]: one left of the plate, one
+  // between the plate and the node plane x = 0.4 (the far side of its own cell's
+  // centre), and one far away.
+  Points particles(3, 3);
+  particles.col(0) = Vec3(0.33, 0.45, 0.45);
+  particles.col(1) = Vec3(0.395, 0.45, 0.45);
+  particles.col(2) = Vec3(0.75, 0.45, 0.45);
+  const levelset::NeighbourReach reach = neighbour_reach(s.grid, s.phi, s.surfaces, cells, particles);
+  REQUIRE(reach.cells.count() == s.grid.cell_count());
   // Cell (3, 4, 4) reaches its 9 neighbours at x = 4 not at all, the other 18.
-  std::uint32_t expected = levelset::REACH_ALL;
-  for (int o = 0; o < 27; ++o)
-    if (o % 3 == 2) expected &= ~(1u << o);
-  CHECK(reach(3, 4, 4) == expected);
-  CHECK(reach(1, 4, 4) == levelset::REACH_ALL);
-  CHECK(reach(6, 4, 4) == levelset::REACH_ALL);
+  std::uint32_t left = levelset::REACH_ALL, right = levelset::REACH_ALL;
+  for (int o = 0; o < 27; ++o) {
+    if (o % 3 == 2) left &= ~(1u << o);
+    if (o % 3 != 2) right &= ~(1u << o);
+  }
+  CHECK(reach.cells(3, 4, 4) == left);
+  CHECK(reach.cells(1, 4, 4) == levelset::REACH_ALL);
+  CHECK(reach.cells(6, 4, 4) == levelset::REACH_ALL);
+  REQUIRE(reach.particles.size() == 3);
+  CHECK(reach.particles[0] == left);
+  CHECK(reach.particles[1] == right);  // only the cells at x = 4, across the node plane
+  CHECK(reach.particles[2] == levelset::REACH_ALL);
 
   // Nothing thin: no reach array at all.
   Setup block(Vec3(0.3, 0, 0), Vec3(0.6, 0.8, 0.8), Vec3i(3, 4, 4));
   compute_face_fractions(block.grid, block.phi, fractions);
   CHECK(close_thin_solid_faces(block.grid, block.phi, block.surfaces, fractions, cells) == 0);
-  CHECK(neighbour_reach(block.grid, block.phi, block.surfaces, cells).count() == 0);
+  const levelset::NeighbourReach none = neighbour_reach(block.grid, block.phi, block.surfaces, cells, particles);
+  CHECK(none.cells.count() == 0);
+  CHECK(none.particles.empty());
 }
