@@ -111,4 +111,34 @@ TEST_CASE("a solid thrown at 1e12 m/s runs to the end: the domain walls hold it"
   CHECK(fs::exists(dir / "out" / "block.0002.obj"));
 }
 
+TEST_CASE("scenes estimated to need more memory than the machine has exit 65 naming the key that drives it") {
+  check_refused("--set /grid/resolution=[2000,2000,2000]", "/grid/resolution", "of it for the grid");
+  check_refused("--set /fluid/particles_per_cell=100000000", "/fluid/particles_per_cell", "of it for the particles");
+  check_refused("--set /output/voxel_size=1e-4", "/output/voxel_size", "of it for the liquid VDB");
+  check_refused("--set /solids/0/mesh/cells=[1000,1000,1000]", "/solids/0/mesh/cells", "of it for the solid block");
+  // --max-memory sets a lower limit; --validate refuses too.
+  check_refused("--max-memory 1M", "/solids/0/mesh/cells", "more than --max-memory (1.0 MB)");
+  check_refused("--validate --max-memory 1M", "/solids/0/mesh/cells", "more than --max-memory");
+  ScratchDir dir("hostile");
+  const Result bad = run_scene(dir, "--max-memory lots");
+  CHECK(bad.code == 64);
+  const Result ok = run_scene(dir, "--validate --max-memory 8G");
+  CHECK(ok.code == 0);
+  CHECK(contains(ok.out, "memory estimate: "));
+  CHECK(contains(ok.out, "/grid/resolution"));
+  CHECK(contains(ok.out, "(limit 8.6 GB, --max-memory)"));
+}
+
+TEST_CASE("a TetGen volume bound that would make millions of tetrahedra exits 65 naming max_tet_volume") {
+  // It used to run TetGen for ever.
+  check_refused("--set /solids/0/mesh='{\"type\": \"sphere\", \"center\": [0.5, 0.5, 0.5], \"radius\": 0.2, "
+                "\"max_tet_volume\": 1e-12}'",
+                "/solids/0/mesh/max_tet_volume", "tetrahedra");
+}
+
+TEST_CASE("absurd thread counts are refused as a bad command line") {
+  ScratchDir dir("hostile");
+  CHECK(run_scene(dir, "--validate -j 100000").code == 64);
+}
+
 }  // TEST_SUITE

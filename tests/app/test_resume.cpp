@@ -421,4 +421,63 @@ TEST_CASE("a fresh run removes the frame files of an earlier longer run and noth
   CHECK(stats_lines(out) == 3);
 }
 
+// Pids of the processes whose command line mentions `text` (fsicut and the
+// TetGen child it forks share theirs), other than this test.
+std::vector<pid_t> processes_mentioning(const std::string& text) {
+  std::vector<pid_t> pids;
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string cmdline = fsicut::test::read_file(it->path() / "cmdline");
+    const pid_t pid = static_cast<pid_t>(std::stol(name));
+    if (pid != ::getpid() && cmdline.find(text) != std::string::npos) pids.push_back(pid);
+  }
+  return pids;
+}
+
+// Waits until no process mentions `text` any more; false after the child timeout.
+bool all_gone(const std::string& text) {
+  const auto start = std::chrono::steady_clock::now();
+  while (!processes_mentioning(text).empty()) {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > CHILD_TIMEOUT_SECONDS)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+// A ball TetGen takes many seconds to fill (about 5e5 tetrahedra).
+const char* SLOW_SETUP_SCENE = R"({
+  "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 },
+  "solids": [ { "name": "ball", "mesh": { "type": "sphere", "center": [0.5, 0.5, 0.5], "radius": 0.3,
+                "subdivisions": 3, "max_tet_volume": 2e-7 } } ] })";
+
+TEST_CASE("a signal during set-up stops the run with exit 75 and takes the TetGen child with it") {
+  for (const int sig : {SIGTERM, SIGUSR1, SIGINT, SIGKILL}) {
+    CAPTURE(sig);
+    ScratchDir dir("setup-signal");
+    const fs::path scene = write_scene(dir, "slow.json", SLOW_SETUP_SCENE);
+    const fs::path out = dir / "out";
+    Child c(scene, out, {"-q"});
+    // TetGen is running once a second process shares fsicut's command line.
+    const auto start = std::chrono::steady_clock::now();
+    while (c.running() && processes_mentioning(scene.string()).size() < 2 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < CHILD_TIMEOUT_SECONDS)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    REQUIRE(c.running());
+    c.signal(sig);
+    const int code = c.wait();
+    MESSAGE(c.stderr_text());
+    if (sig == SIGKILL) {
+      CHECK(code == 128 + SIGKILL);
+    } else {
+      CHECK(code == 75);
+      CHECK(contains(c.stderr_text(), "during set-up; nothing to checkpoint yet"));
+    }
+    CHECK_MESSAGE(all_gone(scene.string()), "TetGen's child outlived fsicut");
+    CHECK(!fs::exists(out));
+  }
+}
+
 }  // TEST_SUITE
