@@ -67,6 +67,7 @@ struct Options {
   bool force = false;
   int checkpoint_every = -1;
   std::string max_memory;
+  bool strict = false;
   bool quiet = false;
   bool verbose = false;
 };
@@ -93,6 +94,7 @@ void define_options(CLI::App& app, Options& o) {
       ->check([](const std::string& text) {
         return parse_size(text) ? std::string() : "expected a size such as 8G, 512M or 1000000 (bytes)";
       });
+  app.add_flag("--strict", o.strict, "Stop with exit 70 when a solid has inverted tetrahedra (default: a warning)");
   auto* quiet = app.add_flag("-q,--quiet", o.quiet, "Errors only");
   app.add_flag("-v,--verbose", o.verbose, "More detail")->excludes(quiet);
   app.set_version_flag("--version", std::string("fsicut ") + fsicut::VERSION + "\n" + fsicut::LIBRARY_VERSIONS);
@@ -207,6 +209,7 @@ int main(int argc, char** argv) {
     fsicut::checkpoint::Progress restored;
     fsicut::sim::RunControl control;
     control.stop = &stop_signal;
+    control.strict = options.strict;
     if (options.resume && resume(state, restored, options.force)) {
       control.resumed = &restored;
       control.rewrite_existing = options.force;

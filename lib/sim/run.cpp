@@ -36,6 +36,11 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* STAGE_OUTPUT = "output";
+// Relative change of liquid_volume from frame 0 past which the run warns. The
+// method does not conserve volume exactly (particles cluster, splashes thin
+// out below a cell): a few % over a dam break is normal; 10 % means the
+// liquid is being lost or created (e.g. squeezed through an inverted solid).
+constexpr Real LIQUID_VOLUME_DRIFT_WARNING = 0.1;
 // A frame is done when less than this fraction of a frame remains: the
 // substeps' dt sum to the frame length only up to round-off.
 constexpr Real FRAME_END_SLACK = 1e-12;
@@ -190,6 +195,43 @@ void remove_stale_temporaries(const fs::path& dir) {
   }
 }
 
+// What the sanity checks have already warned about in this run: each warns
+// once, at the first frame it applies to (stats.jsonl has the numbers).
+struct SanityWarnings {
+  std::vector<bool> inverted;  // per solid
+  bool volume_drift = false;
+};
+
+// After each frame's stats: warns about inverted tetrahedra (naming the solid
+// and the frame) and about liquid volume drift beyond
+// LIQUID_VOLUME_DRIFT_WARNING; with `strict`, inverted tetrahedra are a
+// SimulationError (exit 70) instead.
+void check_sanity(const SimState& state, const std::string& stats_text, SanityWarnings& warned, bool strict) {
+  warned.inverted.resize(state.solids.size(), false);
+  for (std::size_t i = 0; i < state.solids.size(); ++i) {
+    const Index inverted = inverted_elements(state.solids[i]);
+    if (inverted == 0) continue;
+    const std::string message = "frame " + std::to_string(state.frame) + ": solid \"" + state.solids[i].name +
+                                "\" has " + std::to_string(inverted) +
+                                " inverted tetrahedra (det F <= 0): its motion is no longer physical (too soft, "
+                                "too fast, or time/cfl too large)";
+    if (strict) throw SimulationError(message + "; stopped by --strict");
+    if (!warned.inverted[i]) log::warn(message + "; stats.jsonl counts them as inverted_elements");
+    warned.inverted[i] = true;
+  }
+  if (!state.liquid || warned.volume_drift) return;
+  const std::optional<Real> initial = first_liquid_volume(stats_text);
+  const Real now = fluid::liquid_volume(*state.liquid);
+  if (initial && *initial > 0 && std::abs(now - *initial) > LIQUID_VOLUME_DRIFT_WARNING * *initial) {
+    char message[256];
+    std::snprintf(message, sizeof message,
+                  "frame %d: the liquid volume is %.4g m^3, %+.1f %% from frame 0's %.4g m^3 (more than %.0f %%)",
+                  state.frame, now, 100 * (now - *initial) / *initial, *initial, 100 * LIQUID_VOLUME_DRIFT_WARNING);
+    log::warn(message);
+    warned.volume_drift = true;
+  }
+}
+
 FrameStats empty_stats(const SimState& state) {
   FrameStats st;
   st.frame = state.frame;
@@ -256,6 +298,7 @@ void run(SimState& state, const FrameCallback& on_frame, const RunControl& contr
                                           when + "; checkpoint " + file.string() + " written; continue with --resume");
   };
 
+  SanityWarnings sanity;
   auto finish_frame = [&](FrameStats& st, Clock::time_point started) {
     const auto output_start = Clock::now();
     if (!resumed || control.rewrite_existing || !frame_verified(state, dir, manifest)) {
@@ -266,6 +309,7 @@ void run(SimState& state, const FrameCallback& on_frame, const RunControl& contr
     // The whole file is rewritten each frame: a reader never sees a partial line.
     progress.stats += stats_line(state, st) + "\n";
     io::write_text_atomically(dir / "stats.jsonl", progress.stats);
+    check_sanity(state, progress.stats, sanity, control.strict);
     // After the frame's outputs: a checkpoint never refers to a frame that is
     // not on disk. The last frame gets one too, so a run can be extended.
     if (every > 0 && state.frame > 0 && (state.frame % every == 0 || state.frame == scene.time.frames))

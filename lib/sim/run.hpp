@@ -57,6 +57,9 @@ struct RunControl {
   // rewrite the ones whose output files all exist (they are the same bytes);
   // true rewrites them (after --force, they came from another scene).
   bool rewrite_existing = false;
+  // Inverted tetrahedra (det F <= 0) stop the run with a SimulationError
+  // (exit 70) instead of a warning.
+  bool strict = false;
 };
 
 // Runs state.scene.time.frames frames into state.scene.output.directory,
@@ -65,6 +68,9 @@ struct RunControl {
 // Substeps: dt = min(remaining, cfl * dx / (max speed + sqrt(dx |g|))); a frame
 // never takes more than time.max_substeps substeps (past that dt grows beyond
 // the CFL limit, and the frame's stats count it under "cfl_exceeded").
+// Sanity: after each frame, a solid with inverted tetrahedra gets a warning
+// naming it and the frame (once per solid; RunControl::strict makes it an
+// error), and the liquid volume drifting more than 10 % from frame 0 gets one.
 // Throws OutputError (73/74) when the folder or a file cannot be written,
 // SimulationError (70) when the simulation fails, Error(temp_fail = 75) when
 // stopped (the message names the checkpoint).

@@ -47,10 +47,11 @@ const char* BASE = R"({
                 "cells": [8, 4, 4] }, "youngs_modulus": 2e4 } ] })";
 
 // Runs `scene` (BASE when empty) with `args`; the output folder is `out` in a scratch folder.
-Result run_scene(const ScratchDir& dir, const std::string& args, const std::string& scene = BASE) {
+// Quiet (-q) unless `quiet` is false: warnings need the default level.
+Result run_scene(const ScratchDir& dir, const std::string& args, const std::string& scene = BASE, bool quiet = true) {
   std::ofstream(dir / "scene.json") << scene;
   return run_fsicut(dir, quoted((dir / "scene.json").string()) + " -o " + quoted((dir / "out").string()) +
-                             " -q -j 2 " + args);
+                             (quiet ? " -q" : "") + " -j 2 " + args);
 }
 
 // Exit 65, the file and `pointer` named with `what`, nothing written.
@@ -139,6 +140,28 @@ TEST_CASE("a TetGen volume bound that would make millions of tetrahedra exits 65
 TEST_CASE("absurd thread counts are refused as a bad command line") {
   ScratchDir dir("hostile");
   CHECK(run_scene(dir, "--validate -j 100000").code == 64);
+}
+
+TEST_CASE("a solid too soft to hold its shape: inverted elements counted and warned about - --strict exits 70") {
+  // E = 10 Pa: the block folds through itself within a few frames and the
+  // liquid it squeezes loses a fifth of its volume; this used to pass silently.
+  ScratchDir dir("hostile");
+  const std::string args = "--frames 10 --set /solids/0/youngs_modulus=10";
+  const Result r = run_scene(dir, args, BASE, /*quiet=*/false);
+  REQUIRE(r.code == 0);
+  CHECK(contains(r.err, "solid \"block\" has "));
+  CHECK(contains(r.err, "inverted tetrahedra (det F <= 0)"));
+  CHECK(contains(r.err, "the liquid volume is "));
+  const std::string stats = fsicut::test::read_file(dir / "out" / "stats.jsonl");
+  CHECK(contains(stats, "\"inverted_elements\":0"));
+  const std::string last = stats.substr(stats.rfind('\n', stats.size() - 2) + 1);
+  CHECK(!contains(last, "\"inverted_elements\":0"));
+
+  ScratchDir strict_dir("hostile");
+  const Result strict = run_scene(strict_dir, args + " --strict");
+  MESSAGE(strict.err);
+  CHECK(strict.code == 70);
+  CHECK(contains(strict.err, "stopped by --strict"));
 }
 
 }  // TEST_SUITE
