@@ -184,6 +184,24 @@ auto open_interval(Real lo, Real hi) {
       w.fail("must be in (" + num(lo) + ", " + num(hi) + "), got " + num(v));
   };
 }
+// Upper bounds on material constants, far past any real material, so that the
+// matrices built from them stay finite: E = 1e308 made the stiffness infinite
+// and crashed the solver. Diamond is 1.2e12 Pa, osmium 22600 kg/m^3.
+constexpr Real MAX_YOUNGS_MODULUS = 1e14;  // [Pa]
+constexpr Real MAX_DENSITY = 1e6;          // [kg/m^3]
+constexpr Real MAX_DAMPING_MASS = 1e6;     // tau_m [1/s]
+constexpr Real MAX_DAMPING_STIFFNESS = 1e3;  // tau_k [s]
+
+auto positive_at_most(Real hi, const char* unit) {
+  return [hi, unit](const Real& v, const Where& w) {
+    if (!(v > 0 && v <= hi)) w.fail("must be > 0 and at most " + num(hi) + " " + unit + ", got " + num(v));
+  };
+}
+auto non_negative_at_most(Real hi, const char* unit) {
+  return [hi, unit](const Real& v, const Where& w) {
+    if (!(v >= 0 && v <= hi)) w.fail("must be >= 0 and at most " + num(hi) + " " + unit + ", got " + num(v));
+  };
+}
 auto positive_vec3i() {
   return [](const Vec3i& v, const Where& w) {
     for (int i = 0; i < 3; ++i)
@@ -358,15 +376,15 @@ SolidDesc read_solid(const json& j, const Where& w) {
   });
   if (!o.has("mesh")) w.fail("missing required key \"mesh\"");
   s.mesh = read_mesh(o.at("mesh"), w / "mesh");
-  o.get("density", s.density, positive());
-  o.get("youngs_modulus", s.youngs_modulus, positive());
+  o.get("density", s.density, positive_at_most(MAX_DENSITY, "kg/m^3"));
+  o.get("youngs_modulus", s.youngs_modulus, positive_at_most(MAX_YOUNGS_MODULUS, "Pa"));
   o.get("poisson_ratio", s.poisson_ratio, [](const Real& v, const Where& at) {
     if (!(v >= 0 && v < 0.5)) at.fail("must be in [0, 0.5), got " + num(v));
   });
   if (o.has("damping")) {
     Object d(o.at("damping"), w / "damping");
-    d.get("mass", s.damping.mass, non_negative());
-    d.get("stiffness", s.damping.stiffness, non_negative());
+    d.get("mass", s.damping.mass, non_negative_at_most(MAX_DAMPING_MASS, "1/s"));
+    d.get("stiffness", s.damping.stiffness, non_negative_at_most(MAX_DAMPING_STIFFNESS, "s"));
     d.finish();
   }
   o.get("velocity", s.velocity);
@@ -421,7 +439,7 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
   o.get("gravity", scene.gravity);
   if (o.has("fluid")) {
     Object f(o.at("fluid"), w / "fluid");
-    f.get("density", scene.fluid.density, positive());
+    f.get("density", scene.fluid.density, positive_at_most(MAX_DENSITY, "kg/m^3"));
     f.get("particles_per_cell", scene.fluid.particles_per_cell, at_least(1));
     f.get("seed", scene.fluid.seed);
     if (f.has("regions"))

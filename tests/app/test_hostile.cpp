@@ -164,4 +164,17 @@ TEST_CASE("a solid too soft to hold its shape: inverted elements counted and war
   CHECK(contains(strict.err, "stopped by --strict"));
 }
 
+TEST_CASE("a box mesh too thin to represent exits 65 naming the file and the mesh (fuzz finding)") {
+  check_refused("--set /solids/0/mesh/max=[1e-320,0.5,0.5] --set /solids/0/mesh/min=[0,0.25,0.25]", "/solids/0/mesh",
+                "non-positive rest volume");
+}
+
+TEST_CASE("material constants past any real material exit 65 (fuzz finding: E = 1e308 crashed the solver)") {
+  check_refused("--set /solids/0/youngs_modulus=1e308", "/solids/0/youngs_modulus", "at most 1e+14 Pa");
+  check_refused("--set /solids/0/density=1e300", "/solids/0/density", "at most 1e+06 kg/m^3");
+  check_refused("--set /fluid/density=1e300", "/fluid/density", "at most");
+  check_refused("--set /solids/0/damping='{\"mass\": 1e308}'", "/solids/0/damping/mass", "at most");
+  check_refused("--set /solids/0/damping='{\"stiffness\": 1e308}'", "/solids/0/damping/stiffness", "at most");
+}
+
 }  // TEST_SUITE
