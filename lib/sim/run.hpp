@@ -9,7 +9,17 @@
 //   checkpoint.NNNN.bin   the state after frame NNNN (lib/checkpoint), every
 //                         output.checkpoint_every frames and at the last frame,
 //                         the newest output.checkpoint_keep kept
+//   manifest.tsv          "name TAB size TAB fnv1a-hex" of every frame file
+//                         written, rewritten after each frame
+//   fsicut.lock           io::FolderLock: one run per folder (exit 73 otherwise)
 // Frame 0 is the initial state; frames 1..time.frames follow.
+//
+// A fresh run (no RunControl::resumed) first deletes the frame files of an
+// earlier run in the folder: `liquid.NNNN.vdb`, `<solid>.NNNN.obj` of this
+// scene's solids and whatever the earlier manifest lists. A resumed run keeps
+// the frames after the checkpoint whose files match the manifest and rewrites
+// the others; frames up to the checkpoint are checked by size and a mismatch
+// is a warning (they cannot be rewritten without simulating them again).
 //
 // Stopping and resuming: when RunControl::stop becomes non-zero (a signal
 // handler sets it), the run finishes the substep under way, writes a
