@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -225,6 +226,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%sfsicut: %s\n", isatty(fileno(stderr)) && !options.quiet ? "\n" : "", e.what());
     else std::fprintf(stderr, "fsicut: error: %s\n", e.what());
     return static_cast<int>(e.code());
+  } catch (const std::bad_alloc&) {
+    // The resource estimate let the scene through but the machine disagreed
+    // (other jobs, or an estimate off by more than its factor of about 2).
+    std::fprintf(stderr, "fsicut: error: out of memory; --validate prints the scene's memory estimate "
+                         "(README, \"Reliability and limits\")\n");
+    return static_cast<int>(fsicut::ExitCode::software);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fsicut: internal error: %s\n", e.what());
     return static_cast<int>(fsicut::ExitCode::software);

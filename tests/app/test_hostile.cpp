@@ -177,4 +177,24 @@ TEST_CASE("material constants past any real material exit 65 (fuzz finding: E = 
   check_refused("--set /solids/0/damping='{\"stiffness\": 1e308}'", "/solids/0/damping/stiffness", "at most");
 }
 
+TEST_CASE("running out of memory past the estimate is a clear error - not an internal one") {
+  // The estimate lets the scene through (--max-memory is generous) but the
+  // address space is limited to 1 GB (ulimit -v, in kB): a 400^3 grid needs
+  // about 10 GB.
+  ScratchDir dir("hostile");
+  std::ofstream(dir / "scene.json") << BASE;
+  const std::string cmd = "ulimit -v 1000000; " + quoted(fsicut::test::fsicut_exe().string()) + " " +
+                          quoted((dir / "scene.json").string()) + " -q -j 1 -o " + quoted((dir / "out2").string()) +
+                          " --validate --max-memory 100G --set /grid/resolution=[400,400,400] --set /grid/cell_size=0.0025" +
+                          " --set '/fluid/regions=[{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.1, 0.1, 0.1]}]'" +
+                          " --set '/solids=[]' 2>" + quoted((dir / "oom.txt").string());
+  const int status = std::system(cmd.c_str());
+  const std::string err = fsicut::test::read_file(dir / "oom.txt");
+  MESSAGE(err);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 70);
+  CHECK(contains(err, "fsicut: error: out of memory"));
+  CHECK(!contains(err, "internal error"));
+}
+
 }  // TEST_SUITE
