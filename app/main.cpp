@@ -199,7 +199,8 @@ int main(int argc, char** argv) {
     const fsicut::scene::ResourceEstimate estimate = fsicut::scene::estimate_resources(scene);
     const double memory_limit = options.max_memory.empty() ? fsicut::scene::available_memory()
                                                            : *parse_size(options.max_memory);
-    const std::string limit_source = options.max_memory.empty() ? "this machine's memory" : "--max-memory";
+    const std::string limit_source =
+        options.max_memory.empty() ? "the memory available (machine or control group)" : "--max-memory";
     fsicut::scene::check_resources(scene, estimate, memory_limit, limit_source);
     fsicut::sim::SimState state = fsicut::sim::build_state(scene);
     if (options.validate) {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -27,18 +28,45 @@ double region_volume(const Shape& s, double grid_volume) {
   return grid_volume;
 }
 
-// The cgroup v2 (memory.max) or v1 (memory.limit_in_bytes) limit of this
-// process, or infinity when there is none or it cannot be read.
+// A cgroup memory limit file's value [bytes], or infinity for "max", a
+// missing file or v1's "unlimited" (a page-rounded 2^63).
+double limit_in(const std::filesystem::path& file) {
+  constexpr double UNLIMITED = 1e18;
+  std::ifstream in(file);
+  std::string text;
+  if (!(in >> text) || text == "max") return INFINITY;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  return end != text.c_str() && value > 0 && value < UNLIMITED ? value : INFINITY;
+}
+
+// The smallest memory limit of the control groups this process is in: its
+// own group and every ancestor, cgroup v2 (memory.max) and v1
+// (memory.limit_in_bytes), as /proc/self/cgroup names them. Slurm puts each
+// job in its own group below the mount point; inside a container the group's
+// path may not be visible, and the mount point's own file is the container's.
 double cgroup_memory_limit() {
-  for (const char* file : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
-    std::ifstream in(file);
-    std::string text;
-    if (!(in >> text) || text == "max") continue;
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() && value > 0) return value;
+  namespace fs = std::filesystem;
+  double limit = std::min(limit_in("/sys/fs/cgroup/memory.max"),
+                          limit_in("/sys/fs/cgroup/memory/memory.limit_in_bytes"));
+  std::ifstream in("/proc/self/cgroup");
+  for (std::string line; std::getline(in, line);) {
+    // "hierarchy-id:controllers:path"; v2 is "0::path".
+    const std::size_t first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1);
+    const fs::path group = fs::path(line.substr(second + 1)).relative_path();
+    fs::path root, file;
+    if (controllers.empty()) {
+      root = "/sys/fs/cgroup", file = "memory.max";
+    } else if (("," + controllers + ",").find(",memory,") != std::string::npos) {
+      root = "/sys/fs/cgroup/memory", file = "memory.limit_in_bytes";
+    } else {
+      continue;
+    }
+    for (fs::path p = group; !p.empty(); p = p.parent_path()) limit = std::min(limit, limit_in(root / p / file));
   }
-  return INFINITY;
+  return limit;
 }
 
 }  // namespace

@@ -48,8 +48,8 @@ struct ResourceEstimate {
 ResourceEstimate estimate_resources(const Scene& scene);
 
 // The memory fsicut may use [bytes]: the machine's physical memory, or the
-// memory limit of the control group the process runs in (Slurm, Docker and
-// systemd set one) when that is smaller.
+// smallest memory limit of the control groups the process runs in (Slurm,
+// Docker and systemd set them; cgroup v1 and v2) when that is smaller.
 double available_memory();
 
 // Throws SceneError (65) naming the scene file and the pointer of the largest

@@ -197,4 +197,35 @@ TEST_CASE("running out of memory past the estimate is a clear error - not an int
   CHECK(!contains(err, "internal error"));
 }
 
+TEST_CASE("the memory limit of fsicut's control group is the default limit (cgroup v1, as root)") {
+  // A memory cgroup of 64 MiB below the mount point; fsicut runs inside it.
+  const fs::path group = "/sys/fs/cgroup/memory/fsicut-test-" + std::to_string(::getpid());
+  std::error_code ec;
+  if (!fs::create_directory(group, ec)) {
+    MESSAGE("skipping: cannot create a cgroup v1 memory group here (needs root and cgroup v1)");
+    return;
+  }
+  std::ofstream(group / "memory.limit_in_bytes") << "67108864";
+  ScratchDir dir("hostile");
+  std::ofstream(dir / "scene.json") << BASE;
+  const auto run_in_group = [&](const std::string& args) {
+    const std::string cmd = "echo $$ > " + quoted((group / "cgroup.procs").string()) + " && exec " +
+                            quoted(fsicut::test::fsicut_exe().string()) + " " + quoted((dir / "scene.json").string()) +
+                            " -j 1 -o " + quoted((dir / "out").string()) + " " + args + " >" +
+                            quoted((dir / "stdout.txt").string()) + " 2>" + quoted((dir / "stderr.txt").string());
+    const int status = std::system(cmd.c_str());
+    return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, fsicut::test::read_file(dir / "stdout.txt"),
+                  fsicut::test::read_file(dir / "stderr.txt")};
+  };
+  const Result ok = run_in_group("--validate");
+  const Result refused = run_in_group("--validate --set /grid/resolution=[64,64,64]");
+  fs::remove(group, ec);
+  MESSAGE(ok.out << refused.err);
+  CHECK(ok.code == 0);
+  CHECK(contains(ok.out, "(limit 67 MB, the memory available (machine or control group))"));
+  CHECK(refused.code == 65);
+  CHECK(contains(refused.err, "/grid/resolution"));
+  CHECK(contains(refused.err, "(67 MB)"));
+}
+
 }  // TEST_SUITE
