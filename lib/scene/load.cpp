@@ -524,7 +524,9 @@ std::pair<size_t, size_t> line_column(const std::string& text, size_t byte) {
 // them with line and column.
 class StrictnessCheck : public nlohmann::json_sax<json> {
  public:
-  explicit StrictnessCheck(const std::string& file) : file_(file) {}
+  // `prefix`: the pointer of the text's root in the scene ("" for the file,
+  // the target of --set for its value).
+  StrictnessCheck(const std::string& file, std::string prefix) : file_(file), prefix_(std::move(prefix)) {}
 
   bool null() override { return value(); }
   bool boolean(bool) override { return value(); }
@@ -572,7 +574,7 @@ class StrictnessCheck : public nlohmann::json_sax<json> {
   };
 
   std::string pointer() const {
-    std::string p;
+    std::string p = prefix_;
     for (const Level& level : levels_) p += "/" + level.segment;
     return p;
   }
@@ -590,11 +592,12 @@ class StrictnessCheck : public nlohmann::json_sax<json> {
   }
 
   const std::string& file_;
+  const std::string prefix_;
   std::vector<Level> levels_;
 };
 
 json parse_json(const std::string& text, const std::string& file) {
-  StrictnessCheck check(file);
+  StrictnessCheck check(file, "");
   json::sax_parse(text, &check, json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/true);
   try {
     return json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
@@ -611,13 +614,15 @@ json parse_json(const std::string& text, const std::string& file) {
 void apply_overrides(json& root, const std::vector<Override>& overrides, const std::string& file) {
   for (const Override& ov : overrides) {
     json value;
+    // The value is JSON as much as the file is: the same duplicate-key and
+    // overflow checks, with pointers below the --set target. Text that is
+    // not JSON at all is a string (--set /coupling/alpha=auto).
+    StrictnessCheck check(file, ov.pointer);
+    json::sax_parse(ov.value, &check, json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/true);
     try {
       value = json::parse(ov.value);
     } catch (const json::parse_error&) {
       value = ov.value;
-    } catch (const json::out_of_range&) {
-      throw SceneError(file, ov.pointer, "cannot apply --set " + ov.pointer + "=" + ov.value +
-                                             ": number out of range: it overflows a double (largest about 1.8e308)");
     }
     try {
       root[json::json_pointer(ov.pointer)] = value;

@@ -88,6 +88,9 @@ TEST_CASE("duplicate keys are errors naming the second one") {
   scene = BASE;
   scene.replace(scene.find("\"youngs_modulus\""), 0, "\"density\": 800, \"density\": 900, ");
   check_refused("", "/solids/0/density", "duplicate key", scene);
+  // In a --set value too, named below its target.
+  check_refused("--set /solids/0/damping='{\"mass\": 1, \"mass\": 2}'", "/solids/0/damping/mass", "duplicate key");
+  check_refused("--set /solids/0/velocity='[0, 1e999, 0]'", "/solids/0/velocity/1", "overflows a double");
 }
 
 TEST_CASE("over-long solid names and mesh paths that are not regular files exit 65") {
