@@ -163,7 +163,12 @@ void remove_earlier_frames(const SimState& state, const fs::path& dir) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    bool ours = earlier.count(name) > 0 || is_numbered(name, "liquid", ".vdb");
+    // A manifest entry counts only if it has the form of a frame file: a
+    // damaged or hand-edited manifest must not delete anything else.
+    const std::size_t dot = name.find('.');
+    const bool frame_form = dot != std::string::npos && (is_numbered(name, name.substr(0, dot), ".obj") ||
+                                                         is_numbered(name, name.substr(0, dot), ".vdb"));
+    bool ours = (earlier.count(name) > 0 && frame_form) || is_numbered(name, "liquid", ".vdb");
     for (const solid::Body& b : state.solids) ours = ours || is_numbered(name, b.name, ".obj");
     std::error_code ignored;
     if (ours && it->is_regular_file(ignored)) fs::remove(it->path(), ignored);

@@ -414,6 +414,8 @@ TEST_CASE("a fresh run removes the frame files of an earlier longer run and noth
   std::ofstream(out / "notes.txt") << "mine";
   std::ofstream(out / "block.final.obj") << "mine";
   std::ofstream(out / "block.0001.obj.bak") << "mine";
+  // A manifest that lists a file that is not a frame does not get it deleted.
+  std::ofstream(out / "manifest.tsv", std::ios::app) << "notes.txt\t4\t0000000000000000\n";
   REQUIRE(run(scene, out, {"-q", "--frames", "2"}).code == 0);
   const std::vector<std::string> expected = {"block.0000.obj", "block.0001.obj", "block.0002.obj", "block.final.obj"};
   CHECK(frame_files(out) == expected);
