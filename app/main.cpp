@@ -12,9 +12,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <tbb/global_control.h>
+
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,10 +31,31 @@
 #include "lib/core/parallel.hpp"
 #include "fsicut/core/version.hpp"
 #include "lib/scene/load.hpp"
+#include "lib/scene/resources.hpp"
 #include "lib/sim/run.hpp"
 #include "lib/sim/state.hpp"
 
 namespace {
+
+// More threads than this is a typo: OpenMP and TBB would try to start them all.
+constexpr int MAX_THREADS = 1024;
+
+// "8G", "512M", "1.5GB", "100k" or plain bytes -> bytes (powers of 1024 for
+// the suffixes, as `ulimit` and Slurm's --mem count); nothing when malformed.
+std::optional<double> parse_size(const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !(value > 0) || !std::isfinite(value)) return std::nullopt;
+  std::string suffix(end);
+  if (!suffix.empty() && (suffix.back() == 'B' || suffix.back() == 'b')) suffix.pop_back();
+  constexpr double KIB = 1024;
+  if (suffix.empty()) return value;
+  if (suffix == "k" || suffix == "K") return value * KIB;
+  if (suffix == "M" || suffix == "m") return value * KIB * KIB;
+  if (suffix == "G" || suffix == "g") return value * KIB * KIB * KIB;
+  if (suffix == "T" || suffix == "t") return value * KIB * KIB * KIB * KIB;
+  return std::nullopt;
+}
 
 struct Options {
   std::string scene;
@@ -41,6 +67,8 @@ struct Options {
   bool resume = false;
   bool force = false;
   int checkpoint_every = -1;
+  std::string max_memory;
+  bool strict = false;
   bool quiet = false;
   bool verbose = false;
 };
@@ -49,7 +77,7 @@ void define_options(CLI::App& app, Options& o) {
   app.add_option("scene", o.scene, "Scene file (JSON)")->required();
   app.add_option("-o,--output", o.output, "Output folder (overrides output.directory)");
   app.add_option("-j,--threads", o.threads, "Threads; 0 = OMP_NUM_THREADS or all cores")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, MAX_THREADS));
   app.add_option("--frames", o.frames, "Frames to simulate (overrides time.frames)")->check(CLI::NonNegativeNumber);
   app.add_option("--set", o.set, "Override a scene value: --set /json/pointer=value (repeatable)")
       ->allow_extra_args(false);
@@ -61,6 +89,13 @@ void define_options(CLI::App& app, Options& o) {
   app.add_option("--checkpoint-every", o.checkpoint_every,
                  "Checkpoint every N frames (overrides output.checkpoint_every); 0 = never")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-memory", o.max_memory,
+                 "Refuse scenes estimated to need more memory than this (e.g. 8G, 512M; default: the machine's or "
+                 "the control group's memory)")
+      ->check([](const std::string& text) {
+        return parse_size(text) ? std::string() : "expected a size such as 8G, 512M or 1000000 (bytes)";
+      });
+  app.add_flag("--strict", o.strict, "Stop with exit 70 when a solid has inverted tetrahedra (default: a warning)");
   auto* quiet = app.add_flag("-q,--quiet", o.quiet, "Errors only");
   app.add_flag("-v,--verbose", o.verbose, "More detail")->excludes(quiet);
   app.set_version_flag("--version", std::string("fsicut ") + fsicut::VERSION + "\n" + fsicut::LIBRARY_VERSIONS);
@@ -80,7 +115,24 @@ fsicut::scene::Scene load(const Options& o) {
 // the handler, read by the frame loop after every substep.
 volatile std::sig_atomic_t stop_signal = 0;
 
-extern "C" void request_stop(int signal) { stop_signal = signal; }
+// Non-zero while the scene is loaded, meshed and seeded. Nothing is written
+// then and there is no state worth a checkpoint, so a stop signal ends the
+// process at once instead of waiting (for ever, with a stuck TetGen) for the
+// frame loop to look at stop_signal. TetGen's child dies with us
+// (PR_SET_PDEATHSIG, lib/mesh/tetgen.hpp).
+volatile std::sig_atomic_t in_setup = 1;
+
+// Only async-signal-safe calls here: write(2) and _exit(2).
+extern "C" void request_stop(int signal) {
+  if (in_setup) {
+    const char* message = signal == SIGINT    ? "fsicut: interrupted by SIGINT during set-up; nothing to checkpoint yet\n"
+                          : signal == SIGTERM ? "fsicut: interrupted by SIGTERM during set-up; nothing to checkpoint yet\n"
+                                              : "fsicut: interrupted by SIGUSR1 during set-up; nothing to checkpoint yet\n";
+    [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, message, std::strlen(message));
+    ::_exit(static_cast<int>(fsicut::ExitCode::temp_fail));
+  }
+  stop_signal = signal;
+}
 
 // SIGINT, SIGTERM (what Slurm, systemd and `kill` send) and SIGUSR1 (what
 // `sbatch --signal` sends before the time limit) stop the run cleanly.
@@ -139,20 +191,33 @@ int main(int argc, char** argv) {
   try {
     if (!options.validate) install_stop_handlers();
     fsicut::set_threads(options.threads);
+    // OpenVDB runs on TBB, which otherwise takes every core whatever -j says.
+    const tbb::global_control tbb_threads(tbb::global_control::max_allowed_parallelism,
+                                          static_cast<std::size_t>(fsicut::threads()));
     const fsicut::scene::Scene scene = load(options);
+    // Before anything scene-sized is allocated: a refused scene costs nothing.
+    const fsicut::scene::ResourceEstimate estimate = fsicut::scene::estimate_resources(scene);
+    const double memory_limit = options.max_memory.empty() ? fsicut::scene::available_memory()
+                                                           : *parse_size(options.max_memory);
+    const std::string limit_source =
+        options.max_memory.empty() ? "the memory available (machine or control group)" : "--max-memory";
+    fsicut::scene::check_resources(scene, estimate, memory_limit, limit_source);
     fsicut::sim::SimState state = fsicut::sim::build_state(scene);
     if (options.validate) {
       std::fputs(fsicut::sim::summary(state).c_str(), stdout);
+      std::fputs(fsicut::scene::describe(estimate, memory_limit, limit_source).c_str(), stdout);
       return 0;
     }
     fsicut::checkpoint::Progress restored;
     fsicut::sim::RunControl control;
     control.stop = &stop_signal;
+    control.strict = options.strict;
     if (options.resume && resume(state, restored, options.force)) {
       control.resumed = &restored;
       control.rewrite_existing = options.force;
     }
     fsicut::app::Progress progress(state.frame, scene.time.frames, !options.quiet);
+    in_setup = 0;
     fsicut::sim::run(state, progress.callback(), control);
     progress.finish(scene.output.directory);
     return 0;
@@ -162,6 +227,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%sfsicut: %s\n", isatty(fileno(stderr)) && !options.quiet ? "\n" : "", e.what());
     else std::fprintf(stderr, "fsicut: error: %s\n", e.what());
     return static_cast<int>(e.code());
+  } catch (const std::bad_alloc&) {
+    // The resource estimate let the scene through but the machine disagreed
+    // (other jobs, or an estimate off by more than its factor of about 2).
+    std::fprintf(stderr, "fsicut: error: out of memory; --validate prints the scene's memory estimate "
+                         "(README, \"Reliability and limits\")\n");
+    return static_cast<int>(fsicut::ExitCode::software);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fsicut: internal error: %s\n", e.what());
     return static_cast<int>(fsicut::ExitCode::software);

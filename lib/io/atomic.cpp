@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include "lib/core/error.hpp"
@@ -130,6 +132,16 @@ void write_all(const fs::path& path, const std::string& text, const fs::path& ta
     data += written;
     left -= static_cast<std::size_t>(written);
   }
+  // write(2) said every byte went out; the size the file system reports is
+  // the independent check that no layer in between (FUSE, network mounts)
+  // dropped any before the file is renamed into place.
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || static_cast<std::uint64_t>(info.st_size) != text.size()) {
+    ::close(fd);
+    throw OutputError(ExitCode::io, "cannot write " + quote_path(target) + ": the file holds " +
+                                        std::to_string(static_cast<long long>(info.st_size)) + " of " +
+                                        std::to_string(text.size()) + " bytes after writing");
+  }
   if (::close(fd) != 0) {
     const int error_number = errno;
     throw OutputError(ExitCode::io, "cannot write " + quote_path(target) + ": " + os_reason(error_number));
@@ -177,8 +189,28 @@ void write_atomically(const fs::path& target,
                                         " failed: " + os_reason(error_number));
 }
 
-void write_text_atomically(const fs::path& target, const std::string& text) {
+FileDigest digest_of(const std::string& bytes) {
+  constexpr std::uint64_t FNV_BASIS = 0xcbf29ce484222325ULL, FNV_PRIME = 0x100000001b3ULL;
+  std::uint64_t hash = FNV_BASIS;
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= FNV_PRIME;
+  }
+  return {bytes.size(), hash};
+}
+
+std::optional<FileDigest> digest_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return digest_of(bytes.str());
+}
+
+FileDigest write_text_atomically(const fs::path& target, const std::string& text) {
   write_atomically(target, [&](const fs::path& temporary) { write_all(temporary, text, target); });
+  return digest_of(text);
 }
 
 void ensure_output_directory(const fs::path& directory) {

@@ -15,8 +15,10 @@
 //   - ExitCode::io (74): writing, flushing or renaming failed (disk full, I/O
 //     error, the target is a folder, ...), or the writer callback threw.
 // On any error the temporary is removed and the target is left untouched.
+#include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace fsicut::io {
@@ -38,8 +40,26 @@ namespace fsicut::io {
 void write_atomically(const std::filesystem::path& target,
                       const std::function<void(const std::filesystem::path& temporary)>& write);
 
-// write_atomically with `text` as the exact byte content of the file.
-void write_text_atomically(const std::filesystem::path& target, const std::string& text);
+// What a reader checks a written file against: its length and a 64-bit
+// FNV-1a hash of its bytes. Not cryptographic: it catches truncation and
+// corruption, not tampering.
+struct FileDigest {
+  std::uint64_t size = 0;    // bytes
+  std::uint64_t fnv1a = 0;   // FNV-1a 64 of the bytes
+  bool operator==(const FileDigest& o) const { return size == o.size && fnv1a == o.fnv1a; }
+  bool operator!=(const FileDigest& o) const { return !(*this == o); }
+};
+
+// The digest of `bytes`.
+FileDigest digest_of(const std::string& bytes);
+
+// The digest of the file at `path`, or nothing when it cannot be read.
+std::optional<FileDigest> digest_file(const std::filesystem::path& path);
+
+// write_atomically with `text` as the exact byte content of the file. Before
+// the rename, the temporary's size on disk is checked against text.size(): a
+// short file is never renamed into place. Returns the digest of what was written.
+FileDigest write_text_atomically(const std::filesystem::path& target, const std::string& text);
 
 // Makes sure `directory` exists (creating missing parents, like `mkdir -p`) and
 // that files can be created in it. Throws OutputError(cant_create = 73) naming

@@ -19,8 +19,8 @@ constexpr Index UNUSED = -1;
 
 }  // namespace
 
-void write_obj(const std::filesystem::path& path, const Points& positions,
-               const std::vector<mesh::Triangle>& triangles) {
+FileDigest write_obj(const std::filesystem::path& path, const Points& positions,
+                     const std::vector<mesh::Triangle>& triangles) {
   const Index node_count = positions.cols();
 
   // vertex_of[node] = 0-based vertex index in the file, or UNUSED.
@@ -62,7 +62,7 @@ void write_obj(const std::filesystem::path& path, const Points& positions,
                                 static_cast<long long>(vertex_of[static_cast<std::size_t>(tri[2])] + 1));
     text.append(line, static_cast<std::size_t>(n));
   }
-  write_text_atomically(path, text);
+  return write_text_atomically(path, text);
 }
 
 }  // namespace fsicut::io

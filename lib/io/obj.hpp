@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "lib/core/types.hpp"
+#include "lib/io/atomic.hpp"
 #include "lib/mesh/mesh.hpp"
 
 namespace fsicut::io {
@@ -33,7 +34,8 @@ inline constexpr int OBJ_SIGNIFICANT_DIGITS = 10;
 // `positions` or a used position is not finite (a NaN frame is a simulation
 // failure, and an OBJ with "nan" breaks every reader), OutputError (73/74) if
 // the file cannot be written.
-void write_obj(const std::filesystem::path& path, const Points& positions,
-               const std::vector<mesh::Triangle>& triangles);
+// Returns the digest of the bytes written.
+FileDigest write_obj(const std::filesystem::path& path, const Points& positions,
+                     const std::vector<mesh::Triangle>& triangles);
 
 }  // namespace fsicut::io

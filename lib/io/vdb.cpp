@@ -107,14 +107,10 @@ std::uint64_t fnv1a(const std::string& bytes, std::uint64_t basis) {
   return basis;
 }
 
-// Replaces the random UUID of the VDB file at `path` by one derived from the
+// Replaces the random UUID in the VDB file `bytes` by one derived from the
 // file's other bytes: an RFC 9562 version-8 (custom) UUID, so readers that
 // parse it still accept it.
-void make_uuid_deterministic(const std::filesystem::path& path, const std::filesystem::path& target) {
-  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
-  std::ostringstream content;
-  content << file.rdbuf();
-  std::string bytes = content.str();
+void make_uuid_deterministic(std::string& bytes) {
   const auto is_uuid_char = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '-'; };
   // Only touch a header that looks as expected: another OpenVDB version with
   // another layout keeps its random UUID rather than getting a corrupt one.
@@ -132,16 +128,29 @@ void make_uuid_deterministic(const std::filesystem::path& path, const std::files
                 static_cast<unsigned long long>(high >> 32), static_cast<unsigned long long>((high >> 16) & 0xffff),
                 static_cast<unsigned long long>(high & 0xffff), static_cast<unsigned long long>(low >> 48),
                 static_cast<unsigned long long>(low & 0xffffffffffffULL));
-  file.seekp(static_cast<std::streamoff>(VDB_UUID_OFFSET));
-  file.write(uuid, VDB_UUID_LENGTH);
-  file.close();
-  if (!file) throw OutputError(ExitCode::io, "cannot write " + quote_path(target) + ": rewriting the file header failed");
+  bytes.replace(VDB_UUID_OFFSET, VDB_UUID_LENGTH, uuid, VDB_UUID_LENGTH);
 }
+
+// io::File::write opens an std::ofstream, calls Archive::write and closes it
+// without looking at the stream's state. Archive::write itself is protected:
+// this subclass calls it on a string stream, with the same arguments as
+// io::File (seekable, so the file carries grid offsets), which gives the same
+// bytes in memory, where fsicut can check them and write them itself.
+class MemoryArchive : public openvdb::io::Archive {
+ public:
+  std::string serialize(const openvdb::GridCPtrVec& grids, const std::filesystem::path& target) const {
+    std::ostringstream out(std::ios::out | std::ios::binary);
+    Archive::write(out, grids, /*seekable=*/true);
+    if (!out)
+      throw OutputError(ExitCode::io, "cannot write " + quote_path(target) + ": serializing the grid failed");
+    return out.str();
+  }
+};
 
 }  // namespace
 
-void write_liquid_vdb(const std::filesystem::path& path, const Points& particles,
-                      Real particle_radius, Real voxel_size, const VdbMetadata& meta) {
+FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& particles,
+                            Real particle_radius, Real voxel_size, const VdbMetadata& meta) {
   if (!(voxel_size > 0) || !std::isfinite(voxel_size))
     throw SimulationError("writing " + path.string() + ": voxel size " +
                           std::to_string(voxel_size) + " is not a positive length");
@@ -193,17 +202,14 @@ void write_liquid_vdb(const std::filesystem::path& path, const Points& particles
   grid->insertMeta("particle_radius", openvdb::DoubleMetadata(particle_radius));
   grid->insertMeta("voxel_size", openvdb::DoubleMetadata(voxel_size));
 
-  write_atomically(path, [&](const std::filesystem::path& temporary) {
-    try {
-      openvdb::io::File file(temporary.string());
-      openvdb::GridCPtrVec grids{grid};
-      file.write(grids);
-      file.close();
-    } catch (const openvdb::Exception& e) {
-      throw OutputError(ExitCode::io, "cannot write " + quote_path(path) + ": " + e.what());
-    }
-    make_uuid_deterministic(temporary, path);
-  });
+  std::string bytes;
+  try {
+    bytes = MemoryArchive().serialize(openvdb::GridCPtrVec{grid}, path);
+  } catch (const openvdb::Exception& e) {
+    throw OutputError(ExitCode::io, "cannot write " + quote_path(path) + ": " + e.what());
+  }
+  make_uuid_deterministic(bytes);
+  return write_text_atomically(path, bytes);
 }
 
 VdbInfo read_vdb_info(const std::filesystem::path& path) {

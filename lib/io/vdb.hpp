@@ -50,6 +50,7 @@
 #include <string>
 
 #include "lib/core/types.hpp"
+#include "lib/io/atomic.hpp"
 
 namespace fsicut::io {
 
@@ -74,7 +75,10 @@ struct VdbMetadata {
 };
 
 // Writes the union-of-spheres level set of `particles` to `path`, atomically
-// (lib/io/atomic.hpp).
+// (lib/io/atomic.hpp). The file is first serialized in memory, in exactly the
+// bytes openvdb::io::File would write, then written and checked by fsicut:
+// io::File does not report a failing stream (a full disk left a truncated
+// file behind). Returns the digest of the bytes written.
 //
 //   particles        3 x #particles, world positions [m]; may be empty (0
 //                    columns): the file then holds a valid empty level set
@@ -92,8 +96,8 @@ struct VdbMetadata {
 // rasterized) plus its surface (the rebuild): 262k particles (a 32^3-cell
 // block) take about 1.7 s to rasterize and 1-2.6 s to rebuild at voxel = dx
 // and dx / 2 on this project's shared 2-core machine.
-void write_liquid_vdb(const std::filesystem::path& path, const Points& particles,
-                      Real particle_radius, Real voxel_size, const VdbMetadata& meta);
+FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& particles,
+                            Real particle_radius, Real voxel_size, const VdbMetadata& meta);
 
 // What read_vdb_info() reports about the first grid of a VDB file.
 struct VdbInfo {

@@ -516,8 +516,10 @@ void sample_mesh_sdf_at_nodes(const grid::MacGrid& grid, const MeshDistance& mes
   for (int a = 0; a < 3; ++a) {
     const Real l = (mesh.bounds_min()[a] - search - grid.origin[a]) / grid.dx;
     const Real h = (mesh.bounds_max()[a] + search - grid.origin[a]) / grid.dx;
-    lo[a] = static_cast<int>(std::max<Real>(0, std::floor(l)));
-    hi[a] = static_cast<int>(std::min<Real>(size[a] - 1, std::ceil(h)));
+    // Clamped on both sides before the cast: a solid flung far outside the
+    // grid (1e12 m/s) gives indices past 2^31, and casting those is undefined.
+    lo[a] = static_cast<int>(std::min<Real>(size[a], std::max<Real>(0, std::floor(l))));
+    hi[a] = static_cast<int>(std::max<Real>(-1, std::min<Real>(size[a] - 1, std::ceil(h))));
     if (lo[a] > hi[a]) return;
   }
   const Vec3i box = hi - lo + Vec3i::Ones();

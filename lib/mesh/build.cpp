@@ -13,6 +13,11 @@
 namespace fsicut::mesh {
 namespace {
 
+constexpr Real PI = 3.14159265358979323846;
+// Tetrahedra one TetGen mesh may have: 100x the paper's largest solid, about
+// 2 GB of solid data (lib/scene/resources.hpp BYTES_PER_TET).
+constexpr Real MAX_TETGEN_TETS = 1e6;
+
 using scene::MeshDesc;
 
 class Validator {
@@ -30,9 +35,17 @@ class Validator {
       fail("subdivisions", "must be in [0, " + std::to_string(MAX_SUBDIVISIONS) + "], got " +
                                std::to_string(desc_.subdivisions));
   }
-  void tetgen() const {
+  // `volume` [m^3]: what the surface encloses (before the transform's scale).
+  void tetgen(Real volume) const {
     if (!(desc_.max_tet_volume >= 0) || !std::isfinite(desc_.max_tet_volume))
       fail("max_tet_volume", "must be >= 0 (0: no bound), got " + text(desc_.max_tet_volume));
+    // TetGen makes at least volume / max_tet_volume tets; past the budget it
+    // would run for hours and exhaust memory (1e-12 never returned).
+    if (desc_.max_tet_volume > 0 && volume / desc_.max_tet_volume > MAX_TETGEN_TETS)
+      fail("max_tet_volume", "would make at least " + text(volume / desc_.max_tet_volume) +
+                                 " tetrahedra (enclosed volume " + text(volume) + " m^3 / " +
+                                 text(desc_.max_tet_volume) + "); at most " + text(MAX_TETGEN_TETS) +
+                                 ": use a larger bound");
     if (!(desc_.quality == 0 || desc_.quality >= MIN_QUALITY) || !std::isfinite(desc_.quality))
       fail("quality", "must be 0 (no refinement) or >= " + text(MIN_QUALITY) + ", got " + text(desc_.quality));
   }
@@ -62,7 +75,7 @@ TetMesh build_untransformed(const MeshDesc& desc, const std::string& scene_file)
     case MeshDesc::Type::sphere:
       check.positive("radius", desc.radius);
       check.subdivisions();
-      check.tetgen();
+      check.tetgen(4.0 / 3.0 * PI * std::pow(desc.radius, 3));
       return sphere_mesh(desc.center, desc.radius, desc.subdivisions, options);
     case MeshDesc::Type::shell:
       check.positive("outer_radius", desc.outer_radius);
@@ -71,12 +84,12 @@ TetMesh build_untransformed(const MeshDesc& desc, const std::string& scene_file)
         check.fail("inner_radius", "must be smaller than outer_radius (" + Validator::text(desc.inner_radius) +
                                        " >= " + Validator::text(desc.outer_radius) + ")");
       check.subdivisions();
-      check.tetgen();
+      check.tetgen(4.0 / 3.0 * PI * (std::pow(desc.outer_radius, 3) - std::pow(desc.inner_radius, 3)));
       return shell_mesh(desc.center, desc.outer_radius, desc.inner_radius, desc.subdivisions, options);
     case MeshDesc::Type::obj: {
-      check.tetgen();
       const SurfaceMesh surface = read_obj(desc.path);
       check_closed_surface(surface, desc.path);
+      check.tetgen(enclosed_volume(surface));
       return tetrahedralize(surface, options, desc.path);
     }
   }

@@ -31,9 +31,15 @@ struct TetMesh {
   std::vector<Triangle> boundary;  // #boundary triangles, node indices, outward
 };
 
+// How long TetGen may run before it is stopped and the mesh refused [s]. The
+// paper's largest mesh takes well under a second; some inputs make TetGen's
+// refinement run for hours (or for ever), which on a farm is a stuck node.
+inline constexpr double TETGEN_TIME_LIMIT_SECONDS = 600;
+
 struct TetgenOptions {
   Real max_tet_volume = 0;  // [m^3]; 0 = unconstrained
   Real quality = 2.0;       // radius-edge ratio bound; 0 = no quality refinement
+  double time_limit_seconds = TETGEN_TIME_LIMIT_SECONDS;  // wall time [s]
 };
 
 }  // namespace fsicut::mesh

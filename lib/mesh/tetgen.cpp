@@ -1,8 +1,14 @@
 #include "lib/mesh/tetgen.hpp"
 
+#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <tetgen.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
 
 #include <cctype>
 #include <cerrno>
@@ -180,10 +186,24 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
-std::string read_fd(int fd) {
+// Reads `fd` to its end, for at most `limit_seconds` of wall time; sets
+// `timed_out` (and returns what came so far) when the time is up.
+std::string read_fd(int fd, double limit_seconds, bool& timed_out) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_seconds));
   std::string text;
   char buffer[1 << 16];
   for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd ready{fd, POLLIN, 0};
+    const int polled = ::poll(&ready, 1, static_cast<int>(std::min<long long>(left, INT_MAX)));
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled == 0) continue;
     const ssize_t n = read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -194,7 +214,12 @@ std::string read_fd(int fd) {
 
 // The child's side: run TetGen, send the result (or its error code) down
 // `result_fd`, and leave without running any of the parent's exit handlers.
-[[noreturn]] void run_child(char* switches, tetgenio& in, int result_fd, int log_fd) {
+[[noreturn]] void run_child(char* switches, tetgenio& in, int result_fd, int log_fd, pid_t parent) {
+  // The child dies with fsicut: killed, interrupted or crashed, fsicut must
+  // not leave an orphan TetGen behind growing its memory. The check after
+  // prctl closes the window in which the parent died before it took effect.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(EXIT_FAILURE);
   // A crash must end the child with its signal, not run handlers inherited
   // from the parent (a test framework's, a crash reporter's).
   for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL}) std::signal(sig, SIG_DFL);
@@ -234,7 +259,7 @@ std::string read_fd(int fd) {
 // self-intersecting surface; in a child that crash is only an error message.
 // The child also keeps TetGen's printf output away from our stdout.
 TetgenOutput run_tetgen(const std::string& switches, tetgenio& in, const std::vector<int>& used,
-                        const std::string& name) {
+                        const std::string& name, double time_limit_seconds) {
   const std::string prefix = name + ": cannot tetrahedralize: ";
   int result_pipe[2];
   std::FILE* log = std::tmpfile();
@@ -245,6 +270,7 @@ TetgenOutput run_tetgen(const std::string& switches, tetgenio& in, const std::ve
   std::vector<char> sw(switches.begin(), switches.end());
   sw.push_back('\0');
   std::fflush(stdout);  // so the child does not inherit (and repeat) buffered output
+  const pid_t parent = ::getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     const int err = errno;
@@ -255,13 +281,22 @@ TetgenOutput run_tetgen(const std::string& switches, tetgenio& in, const std::ve
   }
   if (pid == 0) {
     close(result_pipe[0]);
-    run_child(sw.data(), in, result_pipe[1], fileno(log));
+    run_child(sw.data(), in, result_pipe[1], fileno(log), parent);
   }
   close(result_pipe[1]);
-  const std::string bytes = read_fd(result_pipe[0]);
+  bool timed_out = false;
+  const std::string bytes = read_fd(result_pipe[0], time_limit_seconds, timed_out);
   close(result_pipe[0]);
+  if (timed_out) ::kill(pid, SIGKILL);
   int wstatus = 0;
   while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    std::fclose(log);
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", time_limit_seconds);
+    throw MeshError(prefix + "TetGen did not finish within " + limit +
+                    " s and was stopped (a larger max_tet_volume, a quality bound nearer 2 or a simpler surface help)");
   }
   std::rewind(log);
   std::string said;
@@ -383,7 +418,7 @@ TetMesh tetrahedralize(const SurfaceMesh& surface, const TetgenOptions& options,
       for (int d = 0; d < 3; ++d) in.holelist[3 * h + d] = holes[h][d];
   }
 
-  const TetgenOutput out = run_tetgen(switches(options), in, used, name);
+  const TetgenOutput out = run_tetgen(switches(options), in, used, name, options.time_limit_seconds);
   const Index n_points = static_cast<Index>(out.points.size() / 3);
   const Index n_tets = static_cast<Index>(out.tets.size() / 4);
   if (n_tets == 0) throw MeshError(name + ": cannot tetrahedralize: TetGen produced no tetrahedra");

@@ -58,6 +58,8 @@ constexpr Real MIN_TET_QUALITY = 1e-3;
 // naming `name` with TetGen's own explanation, its point numbers translated
 // to 1-based vertex numbers of `surface`. Also MeshError for an empty surface
 // and for options out of range (quality in (0, MIN_QUALITY), negative volume).
+// The child is killed when fsicut dies (PR_SET_PDEATHSIG) and when it runs
+// longer than options.time_limit_seconds (then MeshError saying so).
 TetMesh tetrahedralize(const SurfaceMesh& surface, const TetgenOptions& options, const std::string& name,
                        const std::vector<Vec3>& holes = {});
 

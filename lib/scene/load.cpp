@@ -1,6 +1,7 @@
 #include "lib/scene/load.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,11 @@
 
 namespace fsicut::scene {
 namespace {
+
+// Solid names become file names `<name>.NNNN.obj` and, while writing, hidden
+// temporaries `.<name>.NNNN.obj.tmp-<pid>-<n>`: 128 characters leave room for
+// those within the usual 255-byte file-name limit.
+constexpr std::size_t MAX_SOLID_NAME_LENGTH = 128;
 
 using json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -103,12 +109,21 @@ class Object {
   }
   static void read(const json& j, const Where& w, int& out) {
     if (!j.is_number_integer()) w.fail("expected an integer, got " + type_name(j));
+    // Unsigned JSON integers above LLONG_MAX would wrap in get<long long>().
+    if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+      w.fail("integer out of range: at most " + std::to_string(std::numeric_limits<int>::max()));
     const auto v = j.get<long long>();
-    if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) w.fail("integer out of range");
+    if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+      w.fail("integer out of range: " + std::to_string(std::numeric_limits<int>::min()) + " to " +
+             std::to_string(std::numeric_limits<int>::max()));
     out = static_cast<int>(v);
   }
   static void read(const json& j, const Where& w, unsigned& out) {
-    if (!j.is_number_integer() || j.get<long long>() < 0) w.fail("expected a non-negative integer, got " + type_name(j));
+    if (!j.is_number_integer() || (!j.is_number_unsigned() && j.get<long long>() < 0))
+      w.fail("expected a non-negative integer, got " + type_name(j));
+    // get<unsigned>() keeps the low 32 bits: 2^40 silently became 0.
+    if (j.get<std::uint64_t>() > std::numeric_limits<unsigned>::max())
+      w.fail("integer out of range: 0 to " + std::to_string(std::numeric_limits<unsigned>::max()));
     out = j.get<unsigned>();
   }
   static void read(const json& j, const Where& w, bool& out) {
@@ -169,6 +184,24 @@ auto open_interval(Real lo, Real hi) {
       w.fail("must be in (" + num(lo) + ", " + num(hi) + "), got " + num(v));
   };
 }
+// Upper bounds on material constants, far past any real material, so that the
+// matrices built from them stay finite: E = 1e308 made the stiffness infinite
+// and crashed the solver. Diamond is 1.2e12 Pa, osmium 22600 kg/m^3.
+constexpr Real MAX_YOUNGS_MODULUS = 1e14;  // [Pa]
+constexpr Real MAX_DENSITY = 1e6;          // [kg/m^3]
+constexpr Real MAX_DAMPING_MASS = 1e6;     // tau_m [1/s]
+constexpr Real MAX_DAMPING_STIFFNESS = 1e3;  // tau_k [s]
+
+auto positive_at_most(Real hi, const char* unit) {
+  return [hi, unit](const Real& v, const Where& w) {
+    if (!(v > 0 && v <= hi)) w.fail("must be > 0 and at most " + num(hi) + " " + unit + ", got " + num(v));
+  };
+}
+auto non_negative_at_most(Real hi, const char* unit) {
+  return [hi, unit](const Real& v, const Where& w) {
+    if (!(v >= 0 && v <= hi)) w.fail("must be >= 0 and at most " + num(hi) + " " + unit + ", got " + num(v));
+  };
+}
 auto positive_vec3i() {
   return [](const Vec3i& v, const Where& w) {
     for (int i = 0; i < 3; ++i)
@@ -209,6 +242,18 @@ std::string resolve_path(const std::string& path, const Where& w) {
   return p.lexically_normal().string();
 }
 
+// An input mesh must be a regular file: a folder fails obscurely, and reading
+// a FIFO or a device such as /dev/zero never ends. A missing file is left to
+// the reader, which reports it as a missing input (exit 66).
+std::string resolve_input_path(const std::string& path, const Where& w) {
+  const std::string resolved = resolve_path(path, w);
+  std::error_code ec;
+  const fs::file_status status = fs::status(resolved, ec);
+  if (!ec && fs::exists(status) && !fs::is_regular_file(status))
+    w.fail("\"" + resolved + "\" is not a regular file");
+  return resolved;
+}
+
 void check_box(const Vec3& lo, const Vec3& hi, const Where& w) {
   for (int i = 0; i < 3; ++i)
     if (!(hi[i] > lo[i])) (w / "max").fail("max must exceed min along every axis (axis " + std::to_string(i) + ")");
@@ -237,7 +282,7 @@ Shape read_shape(const json& j, const Where& w, ShapeUse use) {
       break;
     case Shape::Type::obj:
       o.require("path", s.path);
-      s.path = resolve_path(s.path, w / "path");
+      s.path = resolve_input_path(s.path, w / "path");
       break;
   }
   if (use == FLUID_REGION) o.get("velocity", s.velocity);
@@ -294,7 +339,7 @@ MeshDesc read_mesh(const json& j, const Where& w) {
       break;
     case MeshDesc::Type::obj:
       o.require("path", m.path);
-      m.path = resolve_path(m.path, w / "path");
+      m.path = resolve_input_path(m.path, w / "path");
       break;
   }
   if (m.type == MeshDesc::Type::sphere || m.type == MeshDesc::Type::shell)
@@ -320,6 +365,9 @@ SolidDesc read_solid(const json& j, const Where& w) {
   s.pointer = w.pointer;
   o.require("name", s.name, [](const std::string& name, const Where& at) {
     if (name.empty()) at.fail("must not be empty");
+    if (name.size() > MAX_SOLID_NAME_LENGTH)
+      at.fail("is " + std::to_string(name.size()) + " characters long; at most " +
+              std::to_string(MAX_SOLID_NAME_LENGTH) + " (it names output files, and file names are limited)");
     for (char c : name)
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
         at.fail("\"" + name + "\" names output files: use letters, digits, '_' and '-' only");
@@ -328,15 +376,15 @@ SolidDesc read_solid(const json& j, const Where& w) {
   });
   if (!o.has("mesh")) w.fail("missing required key \"mesh\"");
   s.mesh = read_mesh(o.at("mesh"), w / "mesh");
-  o.get("density", s.density, positive());
-  o.get("youngs_modulus", s.youngs_modulus, positive());
+  o.get("density", s.density, positive_at_most(MAX_DENSITY, "kg/m^3"));
+  o.get("youngs_modulus", s.youngs_modulus, positive_at_most(MAX_YOUNGS_MODULUS, "Pa"));
   o.get("poisson_ratio", s.poisson_ratio, [](const Real& v, const Where& at) {
     if (!(v >= 0 && v < 0.5)) at.fail("must be in [0, 0.5), got " + num(v));
   });
   if (o.has("damping")) {
     Object d(o.at("damping"), w / "damping");
-    d.get("mass", s.damping.mass, non_negative());
-    d.get("stiffness", s.damping.stiffness, non_negative());
+    d.get("mass", s.damping.mass, non_negative_at_most(MAX_DAMPING_MASS, "1/s"));
+    d.get("stiffness", s.damping.stiffness, non_negative_at_most(MAX_DAMPING_STIFFNESS, "s"));
     d.finish();
   }
   o.get("velocity", s.velocity);
@@ -380,11 +428,18 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
     t.get("cfl", scene.time.cfl, positive());
     t.get("max_substeps", scene.time.max_substeps, at_least(1));
     t.finish();
+    // Velocities are extrapolated cfl + 2 cells into the air each substep; a
+    // substep that moves the liquid further than the grid is long gains
+    // nothing, and 1e9 would run a billion extrapolation passes.
+    const int longest = scene.grid.resolution.maxCoeff();
+    if (scene.time.cfl > longest)
+      (w / "time" / "cfl").fail("must be at most the grid's largest resolution (" + std::to_string(longest) +
+                                " cells), got " + num(scene.time.cfl));
   }
   o.get("gravity", scene.gravity);
   if (o.has("fluid")) {
     Object f(o.at("fluid"), w / "fluid");
-    f.get("density", scene.fluid.density, positive());
+    f.get("density", scene.fluid.density, positive_at_most(MAX_DENSITY, "kg/m^3"));
     f.get("particles_per_cell", scene.fluid.particles_per_cell, at_least(1));
     f.get("seed", scene.fluid.seed);
     if (f.has("regions"))
@@ -462,7 +517,88 @@ std::pair<size_t, size_t> line_column(const std::string& text, size_t byte) {
   return {line, column};
 }
 
+// A first pass over the text for what nlohmann's DOM parser cannot report
+// with a JSON pointer: duplicate keys (the DOM silently keeps the last one, so
+// the scene would not say what it seems to say) and numbers that overflow a
+// double (1e400). Syntax errors are left to the second pass, which reports
+// them with line and column.
+class StrictnessCheck : public nlohmann::json_sax<json> {
+ public:
+  // `prefix`: the pointer of the text's root in the scene ("" for the file,
+  // the target of --set for its value).
+  StrictnessCheck(const std::string& file, std::string prefix) : file_(file), prefix_(std::move(prefix)) {}
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override {
+    open(true);
+    return true;
+  }
+  bool key(string_t& key) override {
+    Level& level = levels_.back();
+    std::string escaped;
+    for (char c : key) escaped += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+    level.segment = escaped;
+    if (!level.keys.insert(key).second)
+      throw SceneError(file_, pointer(), "duplicate key \"" + key + "\" (a key may appear once per object)");
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override {
+    open(false);
+    return true;
+  }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    // out_of_range 406 is "number overflow parsing '1e400'": the value that
+    // overflowed is the one about to be stored at the current pointer.
+    if (e.id == NUMBER_OVERFLOW_ID) {
+      if (!levels_.empty() && !levels_.back().is_object) levels_.back().segment = std::to_string(levels_.back().count);
+      throw SceneError(file_, pointer(), "number out of range: it overflows a double (largest about 1.8e308)");
+    }
+    return false;
+  }
+
+ private:
+  static constexpr int NUMBER_OVERFLOW_ID = 406;
+  struct Level {
+    bool is_object = false;
+    std::set<std::string> keys;
+    std::string segment;  // the key (escaped) or index of the current member
+    std::size_t count = 0;  // array elements so far
+  };
+
+  std::string pointer() const {
+    std::string p = prefix_;
+    for (const Level& level : levels_) p += "/" + level.segment;
+    return p;
+  }
+  void open(bool is_object) {
+    if (!levels_.empty() && !levels_.back().is_object) levels_.back().segment = std::to_string(levels_.back().count);
+    levels_.push_back(Level{is_object, {}, {}, 0});
+  }
+  bool close() {
+    levels_.pop_back();
+    return value();
+  }
+  bool value() {
+    if (!levels_.empty() && !levels_.back().is_object) ++levels_.back().count;
+    return true;
+  }
+
+  const std::string& file_;
+  const std::string prefix_;
+  std::vector<Level> levels_;
+};
+
 json parse_json(const std::string& text, const std::string& file) {
+  StrictnessCheck check(file, "");
+  json::sax_parse(text, &check, json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/true);
   try {
     return json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
   } catch (const json::parse_error& e) {
@@ -478,6 +614,11 @@ json parse_json(const std::string& text, const std::string& file) {
 void apply_overrides(json& root, const std::vector<Override>& overrides, const std::string& file) {
   for (const Override& ov : overrides) {
     json value;
+    // The value is JSON as much as the file is: the same duplicate-key and
+    // overflow checks, with pointers below the --set target. Text that is
+    // not JSON at all is a string (--set /coupling/alpha=auto).
+    StrictnessCheck check(file, ov.pointer);
+    json::sax_parse(ov.value, &check, json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/true);
     try {
       value = json::parse(ov.value);
     } catch (const json::parse_error&) {

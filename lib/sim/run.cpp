@@ -11,11 +11,19 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
 #include <system_error>
+#include <vector>
 
 #include "lib/core/error.hpp"
 #include "lib/core/parallel.hpp"
+#include "lib/core/log.hpp"
 #include "lib/io/atomic.hpp"
+#include "lib/io/lock.hpp"
 #include "lib/io/obj.hpp"
 #include "lib/io/vdb.hpp"
 #include "lib/sim/stats.hpp"
@@ -28,6 +36,11 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* STAGE_OUTPUT = "output";
+// Relative change of liquid_volume from frame 0 past which the run warns. The
+// method does not conserve volume exactly (particles cluster, splashes thin
+// out below a cell): a few % over a dam break is normal; 10 % means the
+// liquid is being lost or created (e.g. squeezed through an inverted solid).
+constexpr Real LIQUID_VOLUME_DRIFT_WARNING = 0.1;
 // A frame is done when less than this fraction of a frame remains: the
 // substeps' dt sum to the frame length only up to round-off.
 constexpr Real FRAME_END_SLACK = 1e-12;
@@ -44,27 +57,124 @@ Real vdb_voxel_size(const scene::Scene& scene) {
   return scene.output.voxel_size ? *scene.output.voxel_size : scene.grid.cell_size / 2;
 }
 
-void write_frame(const SimState& state, const fs::path& dir) {
-  const scene::Output& out = state.scene.output;
-  if (state.liquid && out.liquid)
-    io::write_liquid_vdb(dir / numbered("liquid", state.frame, ".vdb"), state.liquid->particles(),
-                         state.liquid->particle_radius, vdb_voxel_size(state.scene),
-                         io::VdbMetadata{state.frame, state.time});
-  if (out.solids)
-    for (const solid::Body& b : state.solids)
-      io::write_obj(dir / numbered(b.name, state.frame, ".obj"), b.x, b.mesh.boundary);
+// manifest.tsv: one line per frame file fsicut wrote into the folder, "name
+// TAB size TAB fnv1a (16 hex digits)", sorted by name, rewritten atomically
+// after every frame's outputs. --resume checks the files it keeps against it.
+constexpr const char* MANIFEST_FILE = "manifest.tsv";
+using Manifest = std::map<std::string, io::FileDigest>;
+
+Manifest read_manifest(const fs::path& dir) {
+  Manifest manifest;
+  std::ifstream in(dir / MANIFEST_FILE);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string name;
+    io::FileDigest d;
+    // A damaged line loses its entry, and its frame counts as unverified.
+    if (std::getline(fields, name, '\t') && fields >> d.size >> std::hex >> d.fnv1a) manifest[name] = d;
+  }
+  return manifest;
 }
 
-// Whether every output file of the current frame exists. Files appear
-// atomically, so existing means complete.
-bool frame_on_disk(const SimState& state, const fs::path& dir) {
+void write_manifest(const fs::path& dir, const Manifest& manifest) {
+  std::string text;
+  char line[64];
+  for (const auto& [name, d] : manifest) {
+    std::snprintf(line, sizeof line, "\t%llu\t%016llx\n", static_cast<unsigned long long>(d.size),
+                  static_cast<unsigned long long>(d.fnv1a));
+    text += name + line;
+  }
+  io::write_text_atomically(dir / MANIFEST_FILE, text);
+}
+
+// The names of the files frame `frame` of this scene writes.
+std::vector<std::string> frame_file_names(const SimState& state, int frame) {
   const scene::Output& out = state.scene.output;
-  std::error_code ec;
-  if (state.liquid && out.liquid && !fs::exists(dir / numbered("liquid", state.frame, ".vdb"), ec)) return false;
+  std::vector<std::string> names;
+  if (state.liquid && out.liquid) names.push_back(numbered("liquid", frame, ".vdb"));
   if (out.solids)
-    for (const solid::Body& b : state.solids)
-      if (!fs::exists(dir / numbered(b.name, state.frame, ".obj"), ec)) return false;
+    for (const solid::Body& b : state.solids) names.push_back(numbered(b.name, frame, ".obj"));
+  return names;
+}
+
+void write_frame(const SimState& state, const fs::path& dir, Manifest& manifest) {
+  const scene::Output& out = state.scene.output;
+  if (state.liquid && out.liquid) {
+    const std::string name = numbered("liquid", state.frame, ".vdb");
+    manifest[name] = io::write_liquid_vdb(dir / name, state.liquid->particles(), state.liquid->particle_radius,
+                                          vdb_voxel_size(state.scene), io::VdbMetadata{state.frame, state.time});
+  }
+  if (out.solids)
+    for (const solid::Body& b : state.solids) {
+      const std::string name = numbered(b.name, state.frame, ".obj");
+      manifest[name] = io::write_obj(dir / name, b.x, b.mesh.boundary);
+    }
+}
+
+// Whether every output file of the current frame is on disk with the size and
+// checksum the manifest recorded when it was written. A file the manifest does
+// not know (an older fsicut wrote it, or the manifest was lost) does not count:
+// rewriting a frame is cheap, keeping a damaged one costs a render.
+bool frame_verified(const SimState& state, const fs::path& dir, const Manifest& manifest) {
+  for (const std::string& name : frame_file_names(state, state.frame)) {
+    const auto recorded = manifest.find(name);
+    if (recorded == manifest.end()) return false;
+    const std::optional<io::FileDigest> on_disk = io::digest_file(dir / name);
+    if (!on_disk || *on_disk != recorded->second) return false;
+  }
   return true;
+}
+
+// The frames up to `last` that a resumed run keeps without simulating them
+// again: checked by size only (reading every earlier frame back would make a
+// resume of a long run cost as much as copying it). Returns the files that are
+// missing or have another size than the manifest says.
+std::vector<std::string> damaged_earlier_frames(const SimState& state, const fs::path& dir,
+                                                const Manifest& manifest, int last) {
+  std::vector<std::string> damaged;
+  for (int frame = 0; frame <= last; ++frame)
+    for (const std::string& name : frame_file_names(state, frame)) {
+      const auto recorded = manifest.find(name);
+      if (recorded == manifest.end()) continue;
+      std::error_code ec;
+      const std::uintmax_t size = fs::file_size(dir / name, ec);
+      if (ec || size != recorded->second.size) damaged.push_back(name);
+    }
+  return damaged;
+}
+
+// Whether `name` is "<stem>.<4 or more digits><extension>".
+bool is_numbered(const std::string& name, const std::string& stem, const std::string& extension) {
+  if (name.size() < stem.size() + 1 + 4 + extension.size() || name.compare(0, stem.size() + 1, stem + ".") != 0 ||
+      name.compare(name.size() - extension.size(), extension.size(), extension) != 0)
+    return false;
+  const std::string digits = name.substr(stem.size() + 1, name.size() - stem.size() - 1 - extension.size());
+  return std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+// A fresh run (not --resume) starts from an empty set of frames: it deletes
+// the frame files of an earlier run in the folder, so a shorter run does not
+// leave the longer run's later frames beside its own. Only names fsicut
+// writes: `liquid.NNNN.vdb`, `<solid>.NNNN.obj` for this scene's solids, and
+// every file the earlier run's manifest lists (its solids may have had other
+// names), then the manifest itself.
+void remove_earlier_frames(const SimState& state, const fs::path& dir) {
+  const Manifest earlier = read_manifest(dir);
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    // A manifest entry counts only if it has the form of a frame file: a
+    // damaged or hand-edited manifest must not delete anything else.
+    const std::size_t dot = name.find('.');
+    const bool frame_form = dot != std::string::npos && (is_numbered(name, name.substr(0, dot), ".obj") ||
+                                                         is_numbered(name, name.substr(0, dot), ".vdb"));
+    bool ours = (earlier.count(name) > 0 && frame_form) || is_numbered(name, "liquid", ".vdb");
+    for (const solid::Body& b : state.solids) ours = ours || is_numbered(name, b.name, ".obj");
+    std::error_code ignored;
+    if (ours && it->is_regular_file(ignored)) fs::remove(it->path(), ignored);
+  }
+  std::error_code ignored;
+  fs::remove(dir / MANIFEST_FILE, ignored);
 }
 
 // Deletes the temporaries (io/atomic.hpp: `.<name>.tmp-<pid>-<n>`) a killed
@@ -87,6 +197,43 @@ void remove_stale_temporaries(const fs::path& dir) {
     if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
     std::error_code ignored;
     fs::remove(it->path(), ignored);
+  }
+}
+
+// What the sanity checks have already warned about in this run: each warns
+// once, at the first frame it applies to (stats.jsonl has the numbers).
+struct SanityWarnings {
+  std::vector<bool> inverted;  // per solid
+  bool volume_drift = false;
+};
+
+// After each frame's stats: warns about inverted tetrahedra (naming the solid
+// and the frame) and about liquid volume drift beyond
+// LIQUID_VOLUME_DRIFT_WARNING; with `strict`, inverted tetrahedra are a
+// SimulationError (exit 70) instead.
+void check_sanity(const SimState& state, const std::string& stats_text, SanityWarnings& warned, bool strict) {
+  warned.inverted.resize(state.solids.size(), false);
+  for (std::size_t i = 0; i < state.solids.size(); ++i) {
+    const Index inverted = inverted_elements(state.solids[i]);
+    if (inverted == 0) continue;
+    const std::string message = "frame " + std::to_string(state.frame) + ": solid \"" + state.solids[i].name +
+                                "\" has " + std::to_string(inverted) +
+                                " inverted tetrahedra (det F <= 0): its motion is no longer physical (too soft, "
+                                "too fast, or time/cfl too large)";
+    if (strict) throw SimulationError(message + "; stopped by --strict");
+    if (!warned.inverted[i]) log::warn(message + "; stats.jsonl counts them as inverted_elements");
+    warned.inverted[i] = true;
+  }
+  if (!state.liquid || warned.volume_drift) return;
+  const std::optional<Real> initial = first_liquid_volume(stats_text);
+  const Real now = fluid::liquid_volume(*state.liquid);
+  if (initial && *initial > 0 && std::abs(now - *initial) > LIQUID_VOLUME_DRIFT_WARNING * *initial) {
+    char message[256];
+    std::snprintf(message, sizeof message,
+                  "frame %d: the liquid volume is %.4g m^3, %+.1f %% from frame 0's %.4g m^3 (more than %.0f %%)",
+                  state.frame, now, 100 * (now - *initial) / *initial, *initial, 100 * LIQUID_VOLUME_DRIFT_WARNING);
+    log::warn(message);
+    warned.volume_drift = true;
   }
 }
 
@@ -120,13 +267,25 @@ void run(SimState& state, const FrameCallback& on_frame, const RunControl& contr
   const scene::Scene& scene = state.scene;
   const fs::path dir = scene.output.directory;
   io::ensure_output_directory(dir);
+  const io::FolderLock lock(dir);
   remove_stale_temporaries(dir);
+  const bool resumed = control.resumed != nullptr;
+  if (!resumed) remove_earlier_frames(state, dir);
   io::write_text_atomically(dir / "run.json", run_record(state, threads()));
 
   checkpoint::Progress progress;
   if (control.resumed) progress = *control.resumed;
   else checkpoint::remove_all(dir);
-  const bool resumed = control.resumed != nullptr;
+  Manifest manifest = resumed ? read_manifest(dir) : Manifest{};
+  if (resumed) {
+    const std::vector<std::string> damaged = damaged_earlier_frames(state, dir, manifest, state.frame);
+    if (!damaged.empty()) {
+      std::string list;
+      for (const std::string& name : damaged) list += (list.empty() ? "" : ", ") + name;
+      log::warn("frame files before the checkpoint are missing or not the size they were written with: " + list +
+                "; they are not simulated again: run without --resume to regenerate them");
+    }
+  }
   const int every = scene.output.checkpoint_every;
 
   auto save = [&](bool mid_frame, const FrameStats& partial) {
@@ -144,13 +303,18 @@ void run(SimState& state, const FrameCallback& on_frame, const RunControl& contr
                                           when + "; checkpoint " + file.string() + " written; continue with --resume");
   };
 
+  SanityWarnings sanity;
   auto finish_frame = [&](FrameStats& st, Clock::time_point started) {
     const auto output_start = Clock::now();
-    if (!resumed || control.rewrite_existing || !frame_on_disk(state, dir)) write_frame(state, dir);
+    if (!resumed || control.rewrite_existing || !frame_verified(state, dir, manifest)) {
+      write_frame(state, dir, manifest);
+      write_manifest(dir, manifest);
+    }
     st.seconds[STAGE_OUTPUT] = std::chrono::duration<double>(Clock::now() - output_start).count();
     // The whole file is rewritten each frame: a reader never sees a partial line.
     progress.stats += stats_line(state, st) + "\n";
     io::write_text_atomically(dir / "stats.jsonl", progress.stats);
+    check_sanity(state, progress.stats, sanity, control.strict);
     // After the frame's outputs: a checkpoint never refers to a frame that is
     // not on disk. The last frame gets one too, so a run can be extended.
     if (every > 0 && state.frame > 0 && (state.frame % every == 0 || state.frame == scene.time.frames))

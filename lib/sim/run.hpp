@@ -9,7 +9,17 @@
 //   checkpoint.NNNN.bin   the state after frame NNNN (lib/checkpoint), every
 //                         output.checkpoint_every frames and at the last frame,
 //                         the newest output.checkpoint_keep kept
+//   manifest.tsv          "name TAB size TAB fnv1a-hex" of every frame file
+//                         written, rewritten after each frame
+//   fsicut.lock           io::FolderLock: one run per folder (exit 73 otherwise)
 // Frame 0 is the initial state; frames 1..time.frames follow.
+//
+// A fresh run (no RunControl::resumed) first deletes the frame files of an
+// earlier run in the folder: `liquid.NNNN.vdb`, `<solid>.NNNN.obj` of this
+// scene's solids and whatever the earlier manifest lists. A resumed run keeps
+// the frames after the checkpoint whose files match the manifest and rewrites
+// the others; frames up to the checkpoint are checked by size and a mismatch
+// is a warning (they cannot be rewritten without simulating them again).
 //
 // Stopping and resuming: when RunControl::stop becomes non-zero (a signal
 // handler sets it), the run finishes the substep under way, writes a
@@ -57,6 +67,9 @@ struct RunControl {
   // rewrite the ones whose output files all exist (they are the same bytes);
   // true rewrites them (after --force, they came from another scene).
   bool rewrite_existing = false;
+  // Inverted tetrahedra (det F <= 0) stop the run with a SimulationError
+  // (exit 70) instead of a warning.
+  bool strict = false;
 };
 
 // Runs state.scene.time.frames frames into state.scene.output.directory,
@@ -65,6 +78,9 @@ struct RunControl {
 // Substeps: dt = min(remaining, cfl * dx / (max speed + sqrt(dx |g|))); a frame
 // never takes more than time.max_substeps substeps (past that dt grows beyond
 // the CFL limit, and the frame's stats count it under "cfl_exceeded").
+// Sanity: after each frame, a solid with inverted tetrahedra gets a warning
+// naming it and the frame (once per solid; RunControl::strict makes it an
+// error), and the liquid volume drifting more than 10 % from frame 0 gets one.
 // Throws OutputError (73/74) when the folder or a file cannot be written,
 // SimulationError (70) when the simulation fails, Error(temp_fail = 75) when
 // stopped (the message names the checkpoint).

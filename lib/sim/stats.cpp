@@ -32,11 +32,32 @@ std::string stats_line(const SimState& state, const FrameStats& s) {
                            {"volume", st.volume},
                            {"mean_velocity", vec(st.mean_velocity)},
                            {"kinetic_energy", st.kinetic_energy},
-                           {"elastic_energy", st.elastic_energy}});
+                           {"elastic_energy", st.elastic_energy},
+                           {"inverted_elements", inverted_elements(b)}});
   }
   j["seconds"] = json::object();
   for (const auto& [stage, seconds] : s.seconds) j["seconds"][stage] = seconds;
   return j.dump();
+}
+
+Index inverted_elements(const solid::Body& body) {
+  Index count = 0;
+  for (const mesh::Tet& t : body.mesh.tets) {
+    const Vec3 x0 = body.x.col(t[0]);
+    solid::Mat3 edges;
+    edges << body.x.col(t[1]) - x0, body.x.col(t[2]) - x0, body.x.col(t[3]) - x0;
+    // NaN counts too: a NaN element is no more physical than an inverted one.
+    if (!(edges.determinant() > 0)) ++count;
+  }
+  return count;
+}
+
+std::optional<Real> first_liquid_volume(const std::string& stats_text) {
+  const std::string first = stats_text.substr(0, stats_text.find('\n'));
+  if (first.empty()) return std::nullopt;
+  const json j = json::parse(first, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("liquid_volume") || !j["liquid_volume"].is_number()) return std::nullopt;
+  return j["liquid_volume"].get<Real>();
 }
 
 std::string run_record(const SimState& state, int threads) {

@@ -1,6 +1,7 @@
 #pragma once
 // Per-frame statistics: one line of stats.jsonl, and run.json.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,18 @@ struct FrameStats {
 // DESIGN.md section 4: frame, time, substeps, liquid_volume [m^3],
 // max_fluid_speed [m/s], solver {iterations, relative_residual, converged,
 // solves}, solids [{name, centroid, volume, mean_velocity, kinetic_energy,
-// elastic_energy}], seconds {stage: s}, plus cfl_exceeded.
+// elastic_energy, inverted_elements}], seconds {stage: s}, plus cfl_exceeded.
 std::string stats_line(const SimState& state, const FrameStats& stats);
+
+// Tetrahedra of `body` turned inside out or flattened at its current
+// positions: det F <= 0, i.e. a signed volume <= 0 (rest volumes are positive).
+// The stats key `inverted_elements`; any at all means the solid's motion is no
+// longer physical (too soft, too fast, or a too long time step).
+Index inverted_elements(const solid::Body& body);
+
+// The `liquid_volume` [m^3] of the first line of a stats.jsonl text, if any:
+// the reference for the liquid volume drift warning (run.hpp).
+std::optional<Real> first_liquid_volume(const std::string& stats_text);
 
 // The run record: fsicut and library versions, threads, the resolved scene.
 std::string run_record(const SimState& state, int threads);

@@ -93,7 +93,8 @@ void set_pinned(Body& body, const std::vector<char>& pinned) {
 
 Body make_body(const scene::SolidDesc& desc, mesh::TetMesh mesh, const std::string& scene_file) {
   check_material(desc, scene_file);
-  const std::string label = solid_label(desc.name);
+  // Mesh errors name the scene file and the mesh's pointer, like every input error.
+  const std::string label = scene_file + ": " + desc.mesh.pointer + ": " + solid_label(desc.name);
   const Index n = mesh.rest.cols();
   if (n == 0 || mesh.tets.empty()) throw MeshError(label + ": tet mesh is empty");
   for (size_t t = 0; t < mesh.tets.size(); ++t)
@@ -126,7 +127,7 @@ Body make_body(const scene::SolidDesc& desc, mesh::TetMesh mesh, const std::stri
     // A flat or inverted rest tet has no inverse edge matrix and no meaningful mass.
     if (!(volume > 0))
       throw MeshError(label + ": tet " + std::to_string(t) + " has non-positive rest volume " +
-                      std::to_string(volume));
+                      std::to_string(volume) + " m^3 (cells too small to represent at these coordinates?)");
     body.rest_volume[t] = volume;
     body.Dm_inv[t] = Dm.inverse();
     body.K0[t] = tet_stiffness(body.Dm_inv[t], volume, lambda, mu);

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/checkpoint/checkpoint.hpp"
+#include "lib/io/vdb.hpp"
 #include "tests/support.hpp"
 
 extern char** environ;
@@ -328,25 +329,157 @@ TEST_CASE("an unwritable output folder exits 73 - a full disk exits 74 and leave
   CHECK(r.code == 73);
   CHECK(contains(r.err, "file/out"));
 
-  // A file system too small for the run: needs root and tmpfs.
+  // File systems too small for the run: needs root and tmpfs. The sizes put
+  // the failing write at different files (a VDB, stats.jsonl, a checkpoint);
+  // OpenVDB's own writer used to leave a truncated VDB renamed into place.
   const fs::path small = dir / "small";
   fs::create_directories(small);
-  constexpr const char* SMALL_SIZE = "size=96k";
-  if (::mount("tmpfs", small.c_str(), "tmpfs", 0, SMALL_SIZE) != 0) {
-    MESSAGE("skipping the full-disk case: cannot mount a small tmpfs here (needs root)");
-    return;
+  for (const std::string size : {"size=96k", "size=200k", "size=400k", "size=700k"}) {
+    CAPTURE(size);
+    if (::mount("tmpfs", small.c_str(), "tmpfs", 0, size.c_str()) != 0) {
+      MESSAGE("skipping the full-disk case: cannot mount a small tmpfs here (needs root)");
+      return;
+    }
+    const Result full = run(scene, small / "out", {"-q"});
+    MESSAGE(full.err);
+    CHECK(full.code == 74);
+    CHECK(contains(full.err, "cannot write"));
+    for (const auto& e : fs::directory_iterator(small / "out")) {
+      const std::string name = e.path().filename().string();
+      CHECK_MESSAGE(name[0] != '.', "temporary left behind: " << name);
+      if (e.path().extension() == ".bin")
+        CHECK_NOTHROW(fsicut::checkpoint::inspect(fsicut::checkpoint::read_bytes(e.path()), name));
+      if (e.path().extension() == ".vdb") {
+        CHECK_NOTHROW(fsicut::io::read_vdb_info(e.path()));
+        CHECK_MESSAGE(fsicut::test::read_file(e.path()) == fsicut::test::read_file(reference("liquid") / name),
+                      name << " differs from the uninterrupted run's");
+      }
+    }
+    ::umount(small.c_str());
   }
-  const Result full = run(scene, small / "out", {"-q"});
-  MESSAGE(full.err);
-  CHECK(full.code == 74);
-  CHECK(contains(full.err, "cannot write"));
-  for (const auto& e : fs::directory_iterator(small / "out")) {
-    const std::string name = e.path().filename().string();
-    CHECK_MESSAGE(name[0] != '.', "temporary left behind: " << name);
-    if (e.path().extension() == ".bin")
-      CHECK_NOTHROW(fsicut::checkpoint::inspect(fsicut::checkpoint::read_bytes(e.path()), name));
+}
+
+TEST_CASE("--resume rewrites kept frames that do not match the manifest - warns about damaged earlier ones") {
+  ScratchDir dir("resume");
+  const fs::path scene = write_scene(dir, "solid.json", SOLID_SCENE);
+  const fs::path out = dir / "out";
+  REQUIRE(run(scene, out, {"-q", "--frames", "6"}).code == 0);
+  const fs::path& ref = reference("solid");
+  // Resume from frame 3: frames 4..6 are simulated again and, when their
+  // files match the manifest, kept. Damage two of them: one truncated, one
+  // with a flipped byte and the same size; and one frame before the checkpoint.
+  fs::remove(out / "checkpoint.0006.bin");
+  fs::resize_file(out / "block.0005.obj", fs::file_size(out / "block.0005.obj") / 2);
+  std::string bytes = fsicut::test::read_file(out / "block.0004.obj");
+  bytes[bytes.size() / 2] = bytes[bytes.size() / 2] == '1' ? '2' : '1';
+  std::ofstream(out / "block.0004.obj", std::ios::binary) << bytes;
+  fs::resize_file(out / "block.0002.obj", 10);
+
+  const Result r = run(scene, out, {"--resume", "--frames", "6"});
+  MESSAGE(r.err);
+  REQUIRE(r.code == 0);
+  for (const char* f : {"block.0004.obj", "block.0005.obj", "block.0006.obj"})
+    CHECK_MESSAGE(fsicut::test::read_file(out / f) == fsicut::test::read_file(ref / f), f << " differs");
+  CHECK(contains(r.err, "block.0002.obj"));
+  CHECK(contains(r.err, "run without --resume"));
+  CHECK(!contains(r.err, "block.0001.obj"));
+}
+
+TEST_CASE("a second run into a busy output folder exits 73 naming the folder and the other run's pid") {
+  ScratchDir dir("resume");
+  const fs::path scene = write_scene(dir, "liquid.json", LIQUID_SCENE);
+  const fs::path out = dir / "out";
+  // Long enough that it is still running when the second run starts.
+  Child first(scene, out, {"-q", "--frames", "200"});
+  wait_for_frames(first, out, 1);
+  REQUIRE(first.running());
+  const std::string pid = fsicut::test::read_file(out / "fsicut.lock");
+  const std::string stats = fsicut::test::read_file(out / "stats.jsonl");
+  const Result second = run(scene, out, {"-q", "--frames", "1"});
+  MESSAGE(second.err);
+  CHECK(second.code == 73);
+  CHECK(contains(second.err, "is in use by another fsicut run (pid " + pid.substr(0, pid.find('\n')) + ")"));
+  CHECK(contains(second.err, out.string()));
+  first.signal(SIGTERM);
+  CHECK(first.wait() == 75);
+  // The lock dies with its run: the folder is free again.
+  CHECK(run(scene, out, {"-q", "--frames", "1"}).code == 0);
+}
+
+TEST_CASE("a fresh run removes the frame files of an earlier longer run and nothing else") {
+  ScratchDir dir("resume");
+  const fs::path scene = write_scene(dir, "solid.json", SOLID_SCENE);
+  const fs::path out = dir / "out";
+  REQUIRE(run(scene, out, {"-q", "--frames", "6"}).code == 0);
+  std::ofstream(out / "notes.txt") << "mine";
+  std::ofstream(out / "block.final.obj") << "mine";
+  std::ofstream(out / "block.0001.obj.bak") << "mine";
+  // A manifest that lists a file that is not a frame does not get it deleted.
+  std::ofstream(out / "manifest.tsv", std::ios::app) << "notes.txt\t4\t0000000000000000\n";
+  REQUIRE(run(scene, out, {"-q", "--frames", "2"}).code == 0);
+  const std::vector<std::string> expected = {"block.0000.obj", "block.0001.obj", "block.0002.obj", "block.final.obj"};
+  CHECK(frame_files(out) == expected);
+  for (const char* f : {"notes.txt", "block.final.obj", "block.0001.obj.bak"}) CHECK_MESSAGE(fs::exists(out / f), f);
+  CHECK(stats_lines(out) == 3);
+}
+
+// Pids of the processes whose command line mentions `text` (fsicut and the
+// TetGen child it forks share theirs), other than this test.
+std::vector<pid_t> processes_mentioning(const std::string& text) {
+  std::vector<pid_t> pids;
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string cmdline = fsicut::test::read_file(it->path() / "cmdline");
+    const pid_t pid = static_cast<pid_t>(std::stol(name));
+    if (pid != ::getpid() && cmdline.find(text) != std::string::npos) pids.push_back(pid);
   }
-  ::umount(small.c_str());
+  return pids;
+}
+
+// Waits until no process mentions `text` any more; false after the child timeout.
+bool all_gone(const std::string& text) {
+  const auto start = std::chrono::steady_clock::now();
+  while (!processes_mentioning(text).empty()) {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > CHILD_TIMEOUT_SECONDS)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+// A ball TetGen takes many seconds to fill (about 5e5 tetrahedra).
+const char* SLOW_SETUP_SCENE = R"({
+  "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 },
+  "solids": [ { "name": "ball", "mesh": { "type": "sphere", "center": [0.5, 0.5, 0.5], "radius": 0.3,
+                "subdivisions": 3, "max_tet_volume": 2e-7 } } ] })";
+
+TEST_CASE("a signal during set-up stops the run with exit 75 and takes the TetGen child with it") {
+  for (const int sig : {SIGTERM, SIGUSR1, SIGINT, SIGKILL}) {
+    CAPTURE(sig);
+    ScratchDir dir("setup-signal");
+    const fs::path scene = write_scene(dir, "slow.json", SLOW_SETUP_SCENE);
+    const fs::path out = dir / "out";
+    Child c(scene, out, {"-q"});
+    // TetGen is running once a second process shares fsicut's command line.
+    const auto start = std::chrono::steady_clock::now();
+    while (c.running() && processes_mentioning(scene.string()).size() < 2 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < CHILD_TIMEOUT_SECONDS)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    REQUIRE(c.running());
+    c.signal(sig);
+    const int code = c.wait();
+    MESSAGE(c.stderr_text());
+    if (sig == SIGKILL) {
+      CHECK(code == 128 + SIGKILL);
+    } else {
+      CHECK(code == 75);
+      CHECK(contains(c.stderr_text(), "during set-up; nothing to checkpoint yet"));
+    }
+    CHECK_MESSAGE(all_gone(scene.string()), "TetGen's child outlived fsicut");
+    CHECK(!fs::exists(out));
+  }
 }
 
 }  // TEST_SUITE

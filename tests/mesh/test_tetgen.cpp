@@ -147,3 +147,13 @@ TEST_CASE("tetrahedralize is deterministic") {
   CHECK(a.tets == b.tets);
   CHECK(a.boundary == b.boundary);
 }
+
+TEST_CASE("tetrahedralize stops TetGen past its time limit with a MeshError naming the mesh") {
+  // About 1e5 tetrahedra: seconds of TetGen, far past a limit of 1 ms.
+  TetgenOptions options;
+  options.max_tet_volume = 4.0 / 3.0 * 3.14159 / 1e5;
+  options.time_limit_seconds = 1e-3;
+  fsicut::test::require_error<fsicut::MeshError>(
+      [&] { tetrahedralize(icosphere(Vec3::Zero(), 1.0, 3), options, "slow.obj"); },
+      {"slow.obj", "did not finish within 0.001 s"});
+}

@@ -1,0 +1,147 @@
+#include "lib/scene/resources.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "lib/core/error.hpp"
+
+namespace fsicut::scene {
+
+namespace {
+
+constexpr double PI = 3.14159265358979323846;
+// A structured box mesh splits each hexahedral cell into 6 tetrahedra.
+constexpr double TETS_PER_BOX_CELL = 6;
+
+double region_volume(const Shape& s, double grid_volume) {
+  switch (s.type) {
+    case Shape::Type::box: return (s.max - s.min).prod();
+    case Shape::Type::sphere: return 4.0 / 3.0 * PI * s.radius * s.radius * s.radius;
+    case Shape::Type::obj: return grid_volume;
+  }
+  return grid_volume;
+}
+
+// A cgroup memory limit file's value [bytes], or infinity for "max", a
+// missing file or v1's "unlimited" (a page-rounded 2^63).
+double limit_in(const std::filesystem::path& file) {
+  constexpr double UNLIMITED = 1e18;
+  std::ifstream in(file);
+  std::string text;
+  if (!(in >> text) || text == "max") return INFINITY;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  return end != text.c_str() && value > 0 && value < UNLIMITED ? value : INFINITY;
+}
+
+// The smallest memory limit of the control groups this process is in: its
+// own group and every ancestor, cgroup v2 (memory.max) and v1
+// (memory.limit_in_bytes), as /proc/self/cgroup names them. Slurm puts each
+// job in its own group below the mount point; inside a container the group's
+// path may not be visible, and the mount point's own file is the container's.
+double cgroup_memory_limit() {
+  namespace fs = std::filesystem;
+  double limit = std::min(limit_in("/sys/fs/cgroup/memory.max"),
+                          limit_in("/sys/fs/cgroup/memory/memory.limit_in_bytes"));
+  std::ifstream in("/proc/self/cgroup");
+  for (std::string line; std::getline(in, line);) {
+    // "hierarchy-id:controllers:path"; v2 is "0::path".
+    const std::size_t first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1);
+    const fs::path group = fs::path(line.substr(second + 1)).relative_path();
+    fs::path root, file;
+    if (controllers.empty()) {
+      root = "/sys/fs/cgroup", file = "memory.max";
+    } else if (("," + controllers + ",").find(",memory,") != std::string::npos) {
+      root = "/sys/fs/cgroup/memory", file = "memory.limit_in_bytes";
+    } else {
+      continue;
+    }
+    for (fs::path p = group; !p.empty(); p = p.parent_path()) limit = std::min(limit, limit_in(root / p / file));
+  }
+  return limit;
+}
+
+}  // namespace
+
+ResourceEstimate estimate_resources(const Scene& scene) {
+  ResourceEstimate e;
+  const Vec3 resolution = scene.grid.resolution.cast<Real>();
+  const double cells = resolution.prod();
+  const double dx = scene.grid.cell_size;
+  const double grid_volume = cells * dx * dx * dx;
+  e.terms.push_back({"grid", "cells", "/grid/resolution", cells, cells * BYTES_PER_CELL});
+
+  double liquid_volume = 0;
+  for (const Shape& r : scene.fluid.regions) liquid_volume += region_volume(r, grid_volume);
+  liquid_volume = std::min(liquid_volume, grid_volume);
+  const double particles = liquid_volume / (dx * dx * dx) * scene.fluid.particles_per_cell;
+  e.terms.push_back({"particles", "particles", "/fluid/particles_per_cell", particles, particles * BYTES_PER_PARTICLE});
+
+  if (scene.output.liquid && !scene.fluid.regions.empty()) {
+    const double voxel = scene.output.voxel_size ? *scene.output.voxel_size : dx / 2;
+    const double voxels = liquid_volume / (voxel * voxel * voxel);
+    e.terms.push_back({"liquid VDB", "voxels", scene.output.voxel_size ? "/output/voxel_size" : "/grid/cell_size", voxels,
+                       voxels * BYTES_PER_VDB_VOXEL});
+  }
+  for (const SolidDesc& s : scene.solids)
+    if (s.mesh.type == MeshDesc::Type::box) {
+      const double tets = s.mesh.cells.cast<Real>().prod() * TETS_PER_BOX_CELL;
+      e.terms.push_back({"solid " + s.name, "tetrahedra", s.mesh.pointer + "/cells", tets, tets * BYTES_PER_TET});
+    }
+  for (const ResourceTerm& t : e.terms) e.total_bytes += t.bytes;
+  return e;
+}
+
+double available_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGE_SIZE);
+  const double physical = pages > 0 && page_size > 0 ? static_cast<double>(pages) * static_cast<double>(page_size)
+                                                     : INFINITY;
+  return std::min(physical, cgroup_memory_limit());
+}
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+  int unit = 0;
+  while (bytes >= 1000 && unit < 6) {
+    bytes /= 1000;
+    ++unit;
+  }
+  char text[64];
+  std::snprintf(text, sizeof text, bytes < 10 && unit > 0 ? "%.1f %s" : "%.0f %s", bytes, units[unit]);
+  return text;
+}
+
+void check_resources(const Scene& scene, const ResourceEstimate& estimate, double limit_bytes,
+                     const std::string& limit_source) {
+  if (!(estimate.total_bytes > limit_bytes)) return;
+  const auto largest = std::max_element(estimate.terms.begin(), estimate.terms.end(),
+                                        [](const ResourceTerm& a, const ResourceTerm& b) { return a.bytes < b.bytes; });
+  char count[32];
+  std::snprintf(count, sizeof count, "%.3g", largest->count);
+  throw SceneError(scene.file, largest->pointer,
+                   "the scene would need about " + format_bytes(estimate.total_bytes) + " of memory, " +
+                       format_bytes(largest->bytes) + " of it for the " + largest->what + " (" + count + " " +
+                       largest->unit + "), more than " + limit_source + " (" + format_bytes(limit_bytes) + ")");
+}
+
+std::string describe(const ResourceEstimate& estimate, double limit_bytes, const std::string& limit_source) {
+  std::string text = "memory estimate: " + format_bytes(estimate.total_bytes) + " (limit " +
+                     format_bytes(limit_bytes) + ", " + limit_source + ")\n";
+  for (const ResourceTerm& t : estimate.terms) {
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-20s %10.3g %-10s %10s  %s\n", t.what.c_str(), t.count, t.unit.c_str(),
+                  format_bytes(t.bytes).c_str(), t.pointer.c_str());
+    text += line;
+  }
+  return text;
+}
+
+}  // namespace fsicut::scene

@@ -1,0 +1,68 @@
+#pragma once
+// Memory a scene will need, estimated from its description before anything is
+// allocated, so that a typo such as `resolution` [2000, 2000, 2000] or
+// `output/voxel_size` 1e-4 is refused with the key to change instead of dying
+// with std::bad_alloc (or being killed by the kernel) after minutes of set-up.
+//
+// The estimate is the sum of four terms, each driven by one scene key:
+//   grid       cells x BYTES_PER_CELL                        /grid/resolution
+//   particles  liquid cells x particles_per_cell x BYTES_PER_PARTICLE
+//                                                            /fluid/particles_per_cell
+//   vdb        liquid volume / voxel^3 x BYTES_PER_VDB_VOXEL /output/voxel_size
+//              (or /grid/cell_size when the voxel size is the default)
+//   solids     tets x BYTES_PER_TET (structured boxes: 6 per cell; TetGen
+//              meshes are bounded separately, lib/mesh/build.hpp)
+//                                                            /solids/i/mesh/cells
+// Liquid volume: the fluid regions' volumes (an OBJ region counts as the whole
+// grid), at most the grid's. The per-item costs were measured on fsicut runs
+// (peak resident memory of 100^3 grids with and without liquid: about 400 B
+// per cell and 100 B per particle once running) and rounded up; particles
+// get 3x for the seeding's temporaries (1.3e8 particles exhausted 25 GB).
+// The estimate is meant to be within a factor of about 2 of the peak.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/scene/scene.hpp"
+
+namespace fsicut::scene {
+
+inline constexpr double BYTES_PER_CELL = 400;
+inline constexpr double BYTES_PER_PARTICLE = 300;
+inline constexpr double BYTES_PER_VDB_VOXEL = 8;
+inline constexpr double BYTES_PER_TET = 2000;
+
+struct ResourceTerm {
+  std::string what;     // "grid", "particles", "liquid VDB", "solid <name>"
+  std::string unit;     // what `count` counts: "cells", "particles", "voxels", "tetrahedra"
+  std::string pointer;  // the scene key that drives it
+  double count = 0;
+  double bytes = 0;     // estimated peak memory [bytes]
+};
+
+struct ResourceEstimate {
+  std::vector<ResourceTerm> terms;
+  double total_bytes = 0;
+};
+
+ResourceEstimate estimate_resources(const Scene& scene);
+
+// The memory fsicut may use [bytes]: the machine's physical memory, or the
+// smallest memory limit of the control groups the process runs in (Slurm,
+// Docker and systemd set them; cgroup v1 and v2) when that is smaller.
+double available_memory();
+
+// Throws SceneError (65) naming the scene file and the pointer of the largest
+// term when estimate.total_bytes exceeds `limit_bytes`. `limit_source` says
+// where the limit came from, for the message ("this machine's memory",
+// "--max-memory").
+void check_resources(const Scene& scene, const ResourceEstimate& estimate, double limit_bytes,
+                     const std::string& limit_source);
+
+// "1.5 GB", "820 MB", ... (decimal units).
+std::string format_bytes(double bytes);
+
+// One line per term and a total, for --validate.
+std::string describe(const ResourceEstimate& estimate, double limit_bytes, const std::string& limit_source);
+
+}  // namespace fsicut::scene
