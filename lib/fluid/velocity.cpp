@@ -43,7 +43,19 @@ void apply_gravity(grid::MacVelocity& u, const Vec3& gravity, Real dt) {
   }
 }
 
-void extrapolate_velocity(grid::MacVelocity& u, FaceFlags& valid, int layers) {
+void extrapolate_velocity(grid::MacVelocity& u, FaceFlags& valid, int layers,
+                          const grid::Array3<std::uint32_t>& reach) {
+  // Whether the face f of axis a may take the value of its neighbour one step
+  // along `side` of axis b: both of f's cells reach their neighbours that way.
+  const auto joined = [&reach](int a, const Vec3i& f, int b, int side) {
+    if (reach.count() == 0) return true;
+    const int bit = 13 + side * (b == 0 ? 1 : b == 1 ? 3 : 9);
+    Vec3i left = f;
+    left[a] -= 1;
+    for (const Vec3i& c : {left, f})
+      if (reach.inside(c.x(), c.y(), c.z()) && !(reach(c) >> bit & 1)) return false;
+    return true;
+  };
   for (int a = 0; a < 3; ++a) {
     auto& ua = u[a];
     grid::Array3<char> old = valid[a];
@@ -58,7 +70,7 @@ void extrapolate_velocity(grid::MacVelocity& u, FaceFlags& valid, int layers) {
           for (int side : {-1, 1}) {
             Vec3i g = f;
             g[b] += side;
-            if (!ua.inside(g.x(), g.y(), g.z())) continue;
+            if (!ua.inside(g.x(), g.y(), g.z()) || !joined(a, f, b, side)) continue;
             const Index gi = ua.index(g.x(), g.y(), g.z());
             if (old[gi]) {
               sum += ua[gi];

@@ -3,6 +3,7 @@
 // free-slip constraint at static solids. Velocities are MAC face components [m/s]
 // (grid/mac_grid.hpp).
 #include <array>
+#include <cstdint>
 #include <functional>
 
 #include "lib/grid/mac_grid.hpp"
@@ -29,7 +30,12 @@ void apply_gravity(grid::MacVelocity& u, const Vec3& gravity, Real dt);
 // (the six same-component faces one index away) and flags it. Faces that remain
 // unreached are set to 0. `valid` is updated. Each ring reads only the previous
 // ring's flags, so the result does not depend on the thread count.
-void extrapolate_velocity(grid::MacVelocity& u, FaceFlags& valid, int layers);
+// `reach` (levelset/liquid_sdf.hpp, its `cells`; empty = everything reached):
+// a neighbour face one step along e counts only when both cells of the face
+// reach the cells one step along e, so velocities do not leak across a solid
+// thinner than a cell into the liquid on its other side.
+void extrapolate_velocity(grid::MacVelocity& u, FaceFlags& valid, int layers,
+                          const grid::Array3<std::uint32_t>& reach = {});
 
 // The velocity [m/s] of the solid surface nearest to a point [m] inside a solid.
 // Empty: every solid is static.

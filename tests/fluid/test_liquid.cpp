@@ -219,6 +219,38 @@ TEST_CASE("velocity: constraint removes the normal component at a sloped wall, e
   CHECK(w[0](0, 0, 0) == 0);
 }
 
+TEST_CASE("velocity: extrapolation does not cross a thin solid between two cell columns") {
+  // Liquid in the cells x < 4 moving up at 1 m/s; a thin solid between the cell
+  // columns x = 3 and x = 4 (levelset::NeighbourReach: neither reaches the other
+  // side). Its y-velocity must not spread into x >= 4, as it does without it.
+  grid::MacGrid g;
+  g.resolution = {8, 8, 2};
+  g.dx = 0.1;
+  grid::Array3<std::uint32_t> reach(g.cell_size(), levelset::REACH_ALL);
+  for (int j = 0; j < 8; ++j)
+    for (int k = 0; k < 2; ++k)
+      for (int o = 0; o < 27; ++o) {
+        if (o % 3 == 2) reach(3, j, k) &= ~(1u << o);
+        if (o % 3 == 0) reach(4, j, k) &= ~(1u << o);
+      }
+  for (const bool thin : {false, true}) {
+    grid::MacVelocity u = grid::make_velocity(g);
+    FaceFlags valid;
+    for (int a = 0; a < 3; ++a) valid[a].resize(g.face_size(a), 0);
+    for (Index idx = 0; idx < u[1].count(); ++idx)
+      if (u[1].coord(idx).x() < 4) {
+        u[1][idx] = 1;
+        valid[1][idx] = 1;
+      }
+    extrapolate_velocity(u, valid, 3, thin ? reach : grid::Array3<std::uint32_t>());
+    Real across = 0;
+    for (Index idx = 0; idx < u[1].count(); ++idx)
+      if (u[1].coord(idx).x() >= 4) across = std::max(across, std::abs(u[1][idx]));
+    CHECK(across == (thin ? 0.0 : 1.0));
+    CHECK(u[1](0, 3, 1) == 1);
+  }
+}
+
 TEST_CASE("velocity: a nearly closed face takes the constrained neighbouring flow, not its own pressure jump") {
   // A sloped wall cuts faces at every open fraction; after a projection, the
   // faces open less than NEARLY_CLOSED_FRACTION carry a wild value (what a large
