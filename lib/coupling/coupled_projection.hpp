@@ -92,7 +92,7 @@ struct CoupledSettings {
   std::optional<Real> alpha = Real(1e-3);  // static scaling; empty = automatic |b1| / |b2|
   Real tolerance = 1e-10;       // relative residual of each solve
   int max_iterations = 2000;
-  linsolve::Preconditioner preconditioner = linsolve::Preconditioner::modified_incomplete_cholesky;  // of A11 / F
+  linsolve::Preconditioner preconditioner = linsolve::Preconditioner::multigrid;  // of A11 / F
 };
 
 // A solve's result: p (#active [Pa]) and v (#dofs [m/s]).

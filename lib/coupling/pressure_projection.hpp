@@ -46,7 +46,7 @@ struct ProjectionSettings {
   Real tolerance = 1e-10;  // relative residual of the PCG solve
   int max_iterations = 2000;
   bool allow_unconverged = false;  // false: a solve that stops early throws SimulationError
-  linsolve::Preconditioner preconditioner = linsolve::Preconditioner::modified_incomplete_cholesky;
+  linsolve::Preconditioner preconditioner = linsolve::Preconditioner::multigrid;
 };
 
 // The PCG preconditioner a scene's coupling/preconditioner names.

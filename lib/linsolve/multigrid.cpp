@@ -24,43 +24,35 @@ constexpr int COARSEST_UNKNOWNS = 200;
 // collapse to one per group, but a malformed cell list must not loop).
 constexpr int MAX_LEVELS = 24;
 
-// y = A x, rows in parallel.
-void multiply(const SparseMatrix& A, const Vector& x, Vector& y) {
+// Calls out(i, (A x)_i) for every row i, rows in parallel.
+template <class Out>
+void for_each_product(const SparseMatrix& A, const Vector& x, const Out& out) {
   const int* outer = A.outerIndexPtr();
   const int* inner = A.innerIndexPtr();
   const Real* value = A.valuePtr();
-  y.resize(A.rows());
   parallel_for(0, A.rows(), [&](Index i) {
     Real s = 0;
     for (int p = outer[i]; p < outer[i + 1]; ++p) s += value[p] * x[inner[p]];
-    y[i] = s;
+    out(i, s);
   });
+}
+
+// y = A x.
+void multiply(const SparseMatrix& A, const Vector& x, Vector& y) {
+  y.resize(A.rows());
+  for_each_product(A, x, [&](Index i, Real ax) { y[i] = ax; });
 }
 
 // y = x + m .* (b - A x): one Jacobi sweep.
 void sweep(const SparseMatrix& A, const Vector& m, const Vector& b, const Vector& x, Vector& y) {
-  const int* outer = A.outerIndexPtr();
-  const int* inner = A.innerIndexPtr();
-  const Real* value = A.valuePtr();
   y.resize(A.rows());
-  parallel_for(0, A.rows(), [&](Index i) {
-    Real s = b[i];
-    for (int p = outer[i]; p < outer[i + 1]; ++p) s -= value[p] * x[inner[p]];
-    y[i] = x[i] + m[i] * s;
-  });
+  for_each_product(A, x, [&](Index i, Real ax) { y[i] = x[i] + m[i] * (b[i] - ax); });
 }
 
 // r = b - A x.
 void residual(const SparseMatrix& A, const Vector& b, const Vector& x, Vector& r) {
-  const int* outer = A.outerIndexPtr();
-  const int* inner = A.innerIndexPtr();
-  const Real* value = A.valuePtr();
   r.resize(A.rows());
-  parallel_for(0, A.rows(), [&](Index i) {
-    Real s = b[i];
-    for (int p = outer[i]; p < outer[i + 1]; ++p) s -= value[p] * x[inner[p]];
-    r[i] = s;
-  });
+  for_each_product(A, x, [&](Index i, Real ax) { r[i] = b[i] - ax; });
 }
 
 Vector inverse_smoother(const SparseMatrix& A) {

@@ -104,7 +104,7 @@ struct Coupling {
   // Of the pressure block in every PCG solve of the liquid (see linsolve/pcg.hpp).
   enum class Preconditioner { multigrid, mic, ic };
   Scheme scheme = Scheme::spd;
-  Preconditioner preconditioner = Preconditioner::mic;
+  Preconditioner preconditioner = Preconditioner::multigrid;
   Real sigma = 0.9;        // split of the mass term between Z1 and Z2, in (0, 1)
   bool alpha_auto = false; // alpha = |b1| / |b2| each solve
   Real alpha = 1e-3;       // scaling of the solid block
