@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <utility>
 
 #include "lib/linsolve/mic.hpp"
 #include "lib/linsolve/multigrid.hpp"
@@ -48,7 +49,7 @@ Report solve_pcg(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSet
   return {};
 }
 
-ApplyPreconditioner make_preconditioner(Preconditioner kind, const SparseMatrix& A, const std::vector<Vec3i>& cells) {
+ApplyPreconditioner make_preconditioner(Preconditioner kind, SparseMatrix A, const std::vector<Vec3i>& cells) {
   if (kind == Preconditioner::multigrid && static_cast<Index>(cells.size()) != A.rows())
     kind = Preconditioner::modified_incomplete_cholesky;
   switch (kind) {
@@ -70,7 +71,7 @@ ApplyPreconditioner make_preconditioner(Preconditioner kind, const SparseMatrix&
       return [mic](const Vector& r, Vector& z) { mic->apply(r, z); };
     }
     case Preconditioner::multigrid: {
-      auto mg = std::make_shared<Multigrid>(A, cells);
+      auto mg = std::make_shared<Multigrid>(std::move(A), cells);
       if (!mg->ok()) return {};
       return [mg](const Vector& r, Vector& z) { mg->apply(r, z); };
     }

@@ -55,12 +55,13 @@ constexpr Real ROUND_OFF_MARGIN = 10;
 // z = P^-1 r for a symmetric positive-definite preconditioner P (z is resized).
 using ApplyPreconditioner = std::function<void(const Vector& r, Vector& z)>;
 
-// The preconditioner `kind` of A (SPD, both triangles). `cells`: the grid cell
-// (coordinates >= 0) of each unknown, for multigrid; without them (size not
-// A.rows()) multigrid falls back to modified_incomplete_cholesky. Returns an
-// empty function when the set-up failed (A not numerically positive definite).
-ApplyPreconditioner make_preconditioner(Preconditioner kind, const SparseMatrix& A,
-                                        const std::vector<Vec3i>& cells = {});
+// The preconditioner `kind` of A (SPD, both triangles; taken by value: multigrid
+// keeps it as its finest level, so pass a temporary to spare a copy). `cells`:
+// the grid cell (coordinates >= 0) of each unknown, for multigrid; without them
+// (size not A.rows()) multigrid falls back to modified_incomplete_cholesky.
+// Returns an empty function when the set-up failed (A not numerically positive
+// definite).
+ApplyPreconditioner make_preconditioner(Preconditioner kind, SparseMatrix A, const std::vector<Vec3i>& cells = {});
 
 // The same with a caller's preconditioner (settings.preconditioner is ignored).
 // Plain PCG (Saad, Alg. 9.1) with the true residual checked at exit and up to
