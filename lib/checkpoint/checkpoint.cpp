@@ -68,8 +68,10 @@ const char* const FILE_SUFFIX = ".bin";
 constexpr int FRAME_DIGITS = 4;
 
 // Keys that may differ between a run and its resume (see scene_fingerprint).
+// The preconditioner changes the solution only within the solve's tolerance
+// (and checkpoints written before the key existed lack it).
 const char* const VOLATILE_KEYS[] = {"/output/directory", "/output/checkpoint_every", "/output/checkpoint_keep",
-                                     "/time/frames"};
+                                     "/time/frames", "/coupling/preconditioner"};
 
 // ---------------------------------------------------------------- writing
 

@@ -59,12 +59,12 @@ linsolve::PcgSettings pcg_settings(const CoupledSettings& s) {
   linsolve::PcgSettings p;
   p.tolerance = s.tolerance;
   p.max_iterations = s.max_iterations;
-  p.preconditioner = linsolve::Preconditioner::incomplete_cholesky;
+  p.preconditioner = s.preconditioner;
   return p;
 }
 
-// Block-diagonal preconditioner of (33): incomplete Cholesky of the pressure
-// block A11 and an exact sparse Cholesky factorization of the solid block
+// Block-diagonal preconditioner of (33): the chosen preconditioner of the
+// pressure block A11 (multigrid, MIC(0), IC(0)) and an exact sparse Cholesky factorization of the solid block
 // alpha^2 A22. Why not one IC of the whole matrix (the paper's choice): A22
 // holds Z2 Z1^-1 Z2, whose spectrum is the square of the stiffness's relative
 // to the mass, and IC of the whole matrix stalled on stiff solids (E = 1e7 Pa,
@@ -72,24 +72,28 @@ linsolve::PcgSettings pcg_settings(const CoupledSettings& s) {
 // small (3 x free nodes) and its exact factorization absorbs that stiffness.
 class BlockPreconditioner {
  public:
-  BlockPreconditioner(const SparseMatrix& A, int np) : np_(np) {
-    const int nv = static_cast<int>(A.rows()) - np;
-    if (np > 0) fluid_.compute(Eigen::SparseMatrix<Real>(A.topLeftCorner(np, np)));
-    if (nv > 0) solid_.compute(Eigen::SparseMatrix<Real>(A.bottomRightCorner(nv, nv)));
+  BlockPreconditioner(const SparseMatrix& A, int np, linsolve::Preconditioner kind, const std::vector<Vec3i>& cells)
+      : np_(np), nv_(static_cast<int>(A.rows()) - np) {
+    if (np_ > 0) fluid_ = linsolve::make_preconditioner(kind, SparseMatrix(A.topLeftCorner(np_, np_)), cells);
+    if (nv_ > 0) solid_.compute(Eigen::SparseMatrix<Real>(A.bottomRightCorner(nv_, nv_)));
   }
   bool ok() const { return fluid_ok() && solid_ok(); }
-  bool fluid_ok() const { return np_ == 0 || fluid_.info() == Eigen::Success; }
-  bool solid_ok() const { return solid_.info() == Eigen::Success; }
+  bool fluid_ok() const { return np_ == 0 || static_cast<bool>(fluid_); }
+  bool solid_ok() const { return nv_ == 0 || solid_.info() == Eigen::Success; }
   void operator()(const Vector& r, Vector& z) const {
-    const Index nv = r.size() - np_;
     z.resize(r.size());
-    if (np_ > 0) z.head(np_) = fluid_.solve(r.head(np_));
-    if (nv > 0) z.tail(nv) = solid_.solve(r.tail(nv));
+    if (np_ > 0) {
+      fluid_r_ = r.head(np_);
+      fluid_(fluid_r_, fluid_z_);
+      z.head(np_) = fluid_z_;
+    }
+    if (nv_ > 0) z.tail(nv_) = solid_.solve(r.tail(nv_));
   }
 
  private:
-  int np_;
-  linsolve::IncompleteCholesky fluid_;
+  int np_, nv_;
+  linsolve::ApplyPreconditioner fluid_;
+  mutable Vector fluid_r_, fluid_z_;
   Eigen::SimplicialLLT<Eigen::SparseMatrix<Real>, Eigen::Lower, Eigen::AMDOrdering<int>> solid_;
 };
 
@@ -101,7 +105,7 @@ linsolve::Report failed_preconditioner(const SparseMatrix& A, const Vector& b, c
   r.relative_residual = b.norm() > 0 ? (b - A * x).norm() / b.norm() : 0;
   r.failure = !p.solid_ok() ? "the Cholesky factorization of the solid block of (33) failed: it is not numerically "
                               "positive definite (a nearly flat tetrahedron, for one, makes its condition number explode)"
-                            : "the incomplete Cholesky factorization of the pressure block of (33) failed";
+                            : "the preconditioner of the pressure block of (33) could not be set up";
   return r;
 }
 
@@ -169,11 +173,10 @@ CoupledSolution solve_spd(const CoupledSystem& sys, const CoupledSettings& setti
   x << guess_or_zero(guess.pressure, np), guess_or_zero(guess.velocity, nv) / spd.alpha;
   CoupledSolution out;
   out.alpha = spd.alpha;
-  if (nv == 0) {
-    out.report = np > 0 ? linsolve::solve_pcg(spd.matrix, spd.rhs, x, pcg_settings(settings))
-                        : linsolve::nothing_to_solve();
+  if (np + nv == 0) {
+    out.report = linsolve::nothing_to_solve();
   } else {
-    const BlockPreconditioner precondition(spd.matrix, np);
+    const BlockPreconditioner precondition(spd.matrix, np, settings.preconditioner, sys.grid_cells);
     if (precondition.ok())
       out.report = linsolve::solve_pcg(spd.matrix, spd.rhs, x, pcg_settings(settings),
                                        [&](const Vector& r, Vector& z) { precondition(r, z); });
@@ -203,14 +206,20 @@ CoupledSolution solve_indefinite(const CoupledSystem& sys, const CoupledSettings
 
 CoupledSolution solve_weak(const CoupledSystem& sys, const CoupledSettings& settings, const CoupledSolution& guess) {
   const int np = sys.cells(), nv = sys.dofs();
-  const linsolve::PcgSettings pcg = pcg_settings(settings);
+  linsolve::PcgSettings pcg = pcg_settings(settings);
+  pcg.preconditioner = linsolve::Preconditioner::incomplete_cholesky;  // the solid's, and the fallback
   CoupledSolution out;
   // 1. The liquid against the solid as it moves now: F p = b_f - J v*.
   const Vector v_star = guess_or_zero(guess.velocity, nv);
   out.pressure = guess_or_zero(guess.pressure, np);
   const Vector b_fluid = sys.fluid_rhs - sys.coupling * v_star;
-  const linsolve::Report fluid = np > 0 ? linsolve::solve_pcg(sys.fluid, b_fluid, out.pressure, pcg)
-                                        : linsolve::nothing_to_solve();
+  linsolve::Report fluid = linsolve::nothing_to_solve();
+  if (np > 0) {
+    const linsolve::ApplyPreconditioner precondition =
+        linsolve::make_preconditioner(settings.preconditioner, sys.fluid, sys.grid_cells);
+    fluid = precondition ? linsolve::solve_pcg(sys.fluid, b_fluid, out.pressure, pcg, precondition)
+                         : linsolve::solve_pcg(sys.fluid, b_fluid, out.pressure, pcg);
+  }
   // 2. The solid with those pressure forces: A_s v = b_s + J^T p.
   out.velocity = v_star;
   const Vector b_solid = sys.solid.rhs + sys.coupling.transpose() * out.pressure;

@@ -43,8 +43,9 @@
 //    scaled by alpha (33): [A11  alpha A12; alpha A21  alpha^2 A22] [p; v/alpha]
 //    = [b1; alpha b2]. Symmetric positive definite whenever F is (32), for every
 //    sigma in (0, 1) and alpha != 0; solved with PCG, preconditioned block by
-//    block: incomplete Cholesky of the pressure block A11 (the paper's ICPCG)
-//    and an exact sparse Cholesky of the small solid block alpha^2 A22, which
+//    block: settings.preconditioner of the pressure block A11 (multigrid, MIC,
+//    or IC as in the paper's ICPCG) and an exact sparse Cholesky of the small
+//    solid block alpha^2 A22, which
 //    keeps stiff solids from stalling the iteration (see the .cpp).
 //    alpha is static (the scene's, paper: 1e-3) or automatic, |b1| / |b2|, so
 //    neither block dominates the relative residual.
@@ -57,6 +58,7 @@
 // F must be positive definite (every group of active cells touches air or was
 // pinned, see pressure_projection.hpp); A_s must be SPD (M > 0 on free dofs).
 #include <optional>
+#include <vector>
 
 #include "lib/linsolve/pcg.hpp"
 #include "lib/linsolve/report.hpp"
@@ -79,6 +81,8 @@ struct CoupledSystem {
   Vector fluid_rhs;       // b_f, #active
   SparseMatrix coupling;  // J, #active x #dofs
   SolidBlock solid;
+  std::vector<Vec3i> grid_cells;  // #active grid cells (i, j, k) of the pressure unknowns; empty: unknown
+                                  // (the multigrid preconditioner then falls back to MIC)
   int cells() const { return static_cast<int>(fluid_rhs.size()); }
   int dofs() const { return solid.dofs(); }
 };
@@ -88,6 +92,7 @@ struct CoupledSettings {
   std::optional<Real> alpha = Real(1e-3);  // static scaling; empty = automatic |b1| / |b2|
   Real tolerance = 1e-10;       // relative residual of each solve
   int max_iterations = 2000;
+  linsolve::Preconditioner preconditioner = linsolve::Preconditioner::multigrid;  // of A11 / F
 };
 
 // A solve's result: p (#active [Pa]) and v (#dofs [m/s]).

@@ -133,6 +133,21 @@ PressureSystem assemble_pressure(const grid::MacGrid& grid, const grid::Array3<R
   return sys;
 }
 
+linsolve::Preconditioner preconditioner(scene::Coupling::Preconditioner kind) {
+  switch (kind) {
+    case scene::Coupling::Preconditioner::multigrid: return linsolve::Preconditioner::multigrid;
+    case scene::Coupling::Preconditioner::mic: return linsolve::Preconditioner::modified_incomplete_cholesky;
+    case scene::Coupling::Preconditioner::ic: return linsolve::Preconditioner::incomplete_cholesky;
+  }
+  return linsolve::Preconditioner::modified_incomplete_cholesky;
+}
+
+std::vector<Vec3i> PressureSystem::cells() const {
+  std::vector<Vec3i> out(active.cells.size());
+  parallel_for(0, static_cast<Index>(out.size()), [&](Index r) { out[r] = active.row.coord(active.cells[r]); });
+  return out;
+}
+
 linsolve::Report solve_pressure(const PressureSystem& sys, const ProjectionSettings& settings,
                                 grid::Array3<Real>& pressure) {
   const auto& active = sys.active;
@@ -142,9 +157,19 @@ linsolve::Report solve_pressure(const PressureSystem& sys, const ProjectionSetti
   linsolve::PcgSettings pcg;
   pcg.tolerance = settings.tolerance;
   pcg.max_iterations = settings.max_iterations;
-  pcg.preconditioner = linsolve::Preconditioner::incomplete_cholesky;
-  const linsolve::Report report = n > 0 ? linsolve::solve_pcg(sys.matrix, sys.rhs, x, pcg)
-                                        : linsolve::nothing_to_solve();
+  linsolve::Report report = linsolve::nothing_to_solve();
+  if (n > 0) {
+    const linsolve::ApplyPreconditioner precondition =
+        linsolve::make_preconditioner(settings.preconditioner, sys.matrix, sys.cells());
+    if (precondition) {
+      report = linsolve::solve_pcg(sys.matrix, sys.rhs, x, pcg, precondition);
+    } else {
+      report.converged = false;
+      report.unknowns = n;
+      report.relative_residual = (sys.rhs - sys.matrix * x).norm() / sys.rhs.norm();
+      report.failure = "the preconditioner of the pressure matrix could not be set up";
+    }
+  }
   if (!report.converged && !settings.allow_unconverged)
     throw SimulationError("pressure solve did not converge: relative residual " +
                           std::to_string(report.relative_residual) + " after " +

@@ -32,6 +32,7 @@
 #include "lib/grid/mac_grid.hpp"
 #include "lib/linsolve/pcg.hpp"
 #include "lib/linsolve/report.hpp"
+#include "lib/scene/scene.hpp"
 
 namespace fsicut::coupling {
 
@@ -45,13 +46,19 @@ struct ProjectionSettings {
   Real tolerance = 1e-10;  // relative residual of the PCG solve
   int max_iterations = 2000;
   bool allow_unconverged = false;  // false: a solve that stops early throws SimulationError
+  linsolve::Preconditioner preconditioner = linsolve::Preconditioner::multigrid;
 };
+
+// The PCG preconditioner a scene's coupling/preconditioner names.
+linsolve::Preconditioner preconditioner(scene::Coupling::Preconditioner kind);
 
 struct PressureSystem {
   cutcell::ActiveCells active;
   linsolve::SparseMatrix matrix;  // #active x #active, both triangles stored [s m/kg]
   linsolve::Vector rhs;           // #active [1/s]
   int pinned_groups = 0;          // groups of active cells without air (see header text)
+  // #active, the grid cell (i, j, k) of each unknown (for the multigrid preconditioner).
+  std::vector<Vec3i> cells() const;
 };
 
 // Free-surface fraction theta in [THETA_MIN, 1] between a liquid centre (phi_liquid < 0)
@@ -64,7 +71,7 @@ PressureSystem assemble_pressure(const grid::MacGrid& grid, const grid::Array3<R
                                  const cutcell::FaceFractions& fractions,
                                  const grid::MacVelocity& velocity, Real dt, Real density);
 
-// Solves the system with IC-PCG, warm-started from `pressure` (cell array [Pa],
+// Solves the system with PCG (settings.preconditioner), warm-started from `pressure` (cell array [Pa],
 // size grid.cell_size()), and writes the solution back into it (0 in inactive
 // cells). Throws SimulationError if the solve does not converge, unless
 // settings.allow_unconverged.

@@ -93,6 +93,7 @@ Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid,
   l.projection.tolerance = scene.coupling.tolerance;
   l.projection.max_iterations = scene.coupling.max_iterations;
   l.projection.allow_unconverged = scene.coupling.allow_unconverged;
+  l.projection.preconditioner = coupling::preconditioner(scene.coupling.preconditioner);
   l.extrapolation_layers =
       std::max(DEFAULT_EXTRAPOLATION_LAYERS, static_cast<int>(std::ceil(scene.time.cfl)) + 2);
   std::size_t next_obj = 0;

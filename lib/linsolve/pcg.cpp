@@ -3,7 +3,11 @@
 #include <Eigen/IterativeLinearSolvers>
 #include <algorithm>
 #include <limits>
+#include <memory>
+#include <utility>
 
+#include "lib/linsolve/mic.hpp"
+#include "lib/linsolve/multigrid.hpp"
 #include "lib/linsolve/restarted.hpp"
 
 namespace fsicut::linsolve {
@@ -31,6 +35,45 @@ Report solve_pcg(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSet
     case Preconditioner::incomplete_cholesky: {
       Eigen::ConjugateGradient<SparseMatrix, UpLo, IncompleteCholesky> cg;
       return solve(cg, A, b, x, s);
+    }
+    case Preconditioner::modified_incomplete_cholesky:
+    case Preconditioner::multigrid: {
+      const ApplyPreconditioner precondition = make_preconditioner(s.preconditioner, A);
+      if (precondition) return solve_pcg(A, b, x, s, precondition);
+      Report r;
+      r.unknowns = static_cast<int>(b.size());
+      r.failure = "the modified incomplete Cholesky factorization failed: the matrix is not positive definite";
+      return r;
+    }
+  }
+  return {};
+}
+
+ApplyPreconditioner make_preconditioner(Preconditioner kind, SparseMatrix A, const std::vector<Vec3i>& cells) {
+  if (kind == Preconditioner::multigrid && static_cast<Index>(cells.size()) != A.rows())
+    kind = Preconditioner::modified_incomplete_cholesky;
+  switch (kind) {
+    case Preconditioner::none:
+      return [](const Vector& r, Vector& z) { z = r; };
+    case Preconditioner::jacobi: {
+      const Vector inverse = A.diagonal().cwiseInverse();
+      if (!(inverse.array() > 0).all()) return {};
+      return [inverse](const Vector& r, Vector& z) { z = inverse.cwiseProduct(r); };
+    }
+    case Preconditioner::incomplete_cholesky: {
+      auto ic = std::make_shared<IncompleteCholesky>(Eigen::SparseMatrix<Real>(A));
+      if (ic->info() != Eigen::Success) return {};
+      return [ic](const Vector& r, Vector& z) { z = ic->solve(r); };
+    }
+    case Preconditioner::modified_incomplete_cholesky: {
+      auto mic = std::make_shared<ModifiedIncompleteCholesky>(A);
+      if (!mic->ok()) return {};
+      return [mic](const Vector& r, Vector& z) { mic->apply(r, z); };
+    }
+    case Preconditioner::multigrid: {
+      auto mg = std::make_shared<Multigrid>(std::move(A), cells);
+      if (!mg->ok()) return {};
+      return [mg](const Vector& r, Vector& z) { mg->apply(r, z); };
     }
   }
   return {};

@@ -6,6 +6,7 @@
 // positive definite; both triangles must be stored (the product uses the full
 // matrix so it runs in parallel). Stops when |b - A x| <= tolerance * |b|.
 #include <functional>
+#include <vector>
 
 #include <Eigen/IterativeLinearSolvers>
 #include <Eigen/Sparse>
@@ -18,7 +19,10 @@ namespace fsicut::linsolve {
 using SparseMatrix = Eigen::SparseMatrix<Real, Eigen::RowMajor, int>;
 using Vector = Eigen::Matrix<Real, Eigen::Dynamic, 1>;
 
-enum class Preconditioner { none, jacobi, incomplete_cholesky };
+// incomplete_cholesky: IC(0) by Eigen (below); modified_incomplete_cholesky:
+// MIC(0) (mic.hpp); multigrid: a V-cycle on the unknowns' grid cells
+// (multigrid.hpp), which needs those cells (make_preconditioner).
+enum class Preconditioner { none, jacobi, incomplete_cholesky, modified_incomplete_cholesky, multigrid };
 
 // The incomplete Cholesky factorization both PCG paths use (Eigen's Lin-More IC),
 // in the unknowns' own order. Why not Eigen's default AMD ordering: our pressure
@@ -36,9 +40,9 @@ struct PcgSettings {
   Preconditioner preconditioner = Preconditioner::incomplete_cholesky;
 };
 
+// multigrid is not available here (no cells): it runs as modified_incomplete_cholesky.
 Report solve_pcg(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSettings& settings);
 
-// z = P^-1 r for a symmetric positive-definite preconditioner P (z is resized).
 // The attainable relative residual of A x = b in double precision at x:
 // eps |(|A| |x| + |b|)| / |b| (Higham, Accuracy and Stability, 7.1).
 Real round_off_floor(const SparseMatrix& A, const Vector& b, const Vector& x);
@@ -48,7 +52,16 @@ Real round_off_floor(const SparseMatrix& A, const Vector& b, const Vector& x);
 // is noise.
 constexpr Real ROUND_OFF_MARGIN = 10;
 
+// z = P^-1 r for a symmetric positive-definite preconditioner P (z is resized).
 using ApplyPreconditioner = std::function<void(const Vector& r, Vector& z)>;
+
+// The preconditioner `kind` of A (SPD, both triangles; taken by value: multigrid
+// keeps it as its finest level, so pass a temporary to spare a copy). `cells`:
+// the grid cell (coordinates >= 0) of each unknown, for multigrid; without them
+// (size not A.rows()) multigrid falls back to modified_incomplete_cholesky.
+// Returns an empty function when the set-up failed (A not numerically positive
+// definite).
+ApplyPreconditioner make_preconditioner(Preconditioner kind, SparseMatrix A, const std::vector<Vec3i>& cells = {});
 
 // The same with a caller's preconditioner (settings.preconditioner is ignored).
 // Plain PCG (Saad, Alg. 9.1) with the true residual checked at exit and up to

@@ -473,6 +473,13 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
                                           {"damping_only", Coupling::Scheme::damping_only},
                                           {"weak", Coupling::Scheme::weak}},
                                       false, Coupling::Scheme::spd);
+    scene.coupling.preconditioner =
+        read_enum(c, "preconditioner",
+                  std::vector<std::pair<std::string, Coupling::Preconditioner>>{
+                      {"multigrid", Coupling::Preconditioner::multigrid},
+                      {"mic", Coupling::Preconditioner::mic},
+                      {"ic", Coupling::Preconditioner::ic}},
+                  false, Coupling{}.preconditioner);
     c.get("sigma", scene.coupling.sigma, open_interval(0, 1));
     if (c.has("alpha")) {
       const json& a = c.at("alpha");
@@ -746,6 +753,7 @@ std::string to_json(const Scene& s) {
     j["solids"].push_back(sj);
   }
   j["coupling"] = {{"scheme", to_string(s.coupling.scheme)},
+                   {"preconditioner", to_string(s.coupling.preconditioner)},
                    {"sigma", s.coupling.sigma},
                    {"tolerance", s.coupling.tolerance},
                    {"max_iterations", s.coupling.max_iterations},

@@ -12,4 +12,13 @@ const char* to_string(Coupling::Scheme scheme) {
   return "?";
 }
 
+const char* to_string(Coupling::Preconditioner preconditioner) {
+  switch (preconditioner) {
+    case Coupling::Preconditioner::multigrid: return "multigrid";
+    case Coupling::Preconditioner::mic: return "mic";
+    case Coupling::Preconditioner::ic: return "ic";
+  }
+  return "?";
+}
+
 }  // namespace fsicut::scene

@@ -101,7 +101,10 @@ struct Fluid {
 
 struct Coupling {
   enum class Scheme { spd, indefinite, damping_only, weak };
+  // Of the pressure block in every PCG solve of the liquid (see linsolve/pcg.hpp).
+  enum class Preconditioner { multigrid, mic, ic };
   Scheme scheme = Scheme::spd;
+  Preconditioner preconditioner = Preconditioner::multigrid;
   Real sigma = 0.9;        // split of the mass term between Z1 and Z2, in (0, 1)
   bool alpha_auto = false; // alpha = |b1| / |b2| each solve
   Real alpha = 1e-3;       // scaling of the solid block
@@ -133,5 +136,6 @@ struct Scene {
 };
 
 const char* to_string(Coupling::Scheme scheme);
+const char* to_string(Coupling::Preconditioner preconditioner);
 
 }  // namespace fsicut::scene

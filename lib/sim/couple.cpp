@@ -112,6 +112,7 @@ coupling::CoupledSettings coupled_settings(const scene::Coupling& c) {
   s.alpha = c.alpha_auto ? std::optional<Real>() : std::optional<Real>(c.alpha);
   s.tolerance = c.tolerance;
   s.max_iterations = c.max_iterations;
+  s.preconditioner = coupling::preconditioner(c.preconditioner);
   return s;
 }
 
@@ -202,6 +203,7 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
   // the coupled system keeps the paper's units (volume rates [m^3/s]).
   const Real cell_volume = grid.dx * grid.dx * grid.dx;
   out.system.fluid = cell_volume * out.fluid.matrix;
+  out.system.grid_cells = out.fluid.cells();
   out.system.fluid_rhs = cell_volume * out.fluid.rhs;
 
   out.dof_offset.assign(1, 0);

@@ -17,8 +17,8 @@
 //                                           velocity constraint keeps at solids
 //
 // Schemes (scene key coupling.scheme):
-//   spd           (33) with ICPCG: F, J and the full backward Euler block
-//                 A_s = (1/dt + tau_m) M + (dt + tau_k) K, b_s = M v*/dt + f_elastic
+//   spd           (33) with PCG (coupling.preconditioner on the pressure block): F, J and
+//                 the full backward Euler block A_s = (1/dt + tau_m) M + (dt + tau_k) K, b_s = M v*/dt + f_elastic
 //   indefinite    (19) with BiCGSTAB + ILU, same blocks
 //   damping_only  elasticity first, on its own: (M/dt + dt K) v_e = M v*/dt + f_elastic,
 //                 then (33) with only damping coupled: A_s = (1/dt + tau_m) M + tau_k K,

@@ -89,7 +89,8 @@ std::string summary(const SimState& state) {
   out << "coupling  " << scene::to_string(s.coupling.scheme) << ", sigma " << s.coupling.sigma << ", alpha ";
   if (s.coupling.alpha_auto) out << "auto";
   else out << s.coupling.alpha;
-  out << ", tolerance " << s.coupling.tolerance << "\n";
+  out << ", tolerance " << s.coupling.tolerance << ", preconditioner " << scene::to_string(s.coupling.preconditioner)
+      << "\n";
   out << "output    " << s.output.directory << "\n";
   return out.str();
 }

@@ -138,24 +138,60 @@ TEST_SUITE("coupling") {
     }
   }
 
+  TEST_CASE("coupled: the pressure-block preconditioners are symmetric positive definite on A11 of (33)") {
+    for (unsigned seed = 0; seed < 4; ++seed) {
+      const Placement p = place(seed);
+      const coupling::CoupledSystem& sys = p.assembly.system;
+      REQUIRE(static_cast<int>(sys.grid_cells.size()) == sys.cells());
+      const coupling::SpdSystem spd = coupling::spd_system(sys, {});
+      const SparseMatrix a11 = spd.matrix.topLeftCorner(sys.cells(), sys.cells());
+      REQUIRE(SparseMatrix(a11 - sys.fluid).norm() > 0);  // J Z1^-1 J^T is in it
+      for (const auto kind : {linsolve::Preconditioner::incomplete_cholesky,
+                              linsolve::Preconditioner::modified_incomplete_cholesky,
+                              linsolve::Preconditioner::multigrid}) {
+        CAPTURE(static_cast<int>(kind));
+        const linsolve::ApplyPreconditioner apply = linsolve::make_preconditioner(kind, a11, sys.grid_cells);
+        REQUIRE(apply);
+        std::mt19937 rng(seed);
+        std::normal_distribution<Real> n(0, 1);
+        for (int k = 0; k < 3; ++k) {
+          Vector x(a11.rows()), y(a11.rows()), px, py;
+          for (Index i = 0; i < x.size(); ++i) {
+            x[i] = n(rng);
+            y[i] = n(rng);
+          }
+          apply(x, px);
+          apply(y, py);
+          CHECK(std::abs(x.dot(py) - y.dot(px)) <= 1e-12 * x.norm() * py.norm());
+          CHECK(x.dot(px) > 0);
+        }
+      }
+    }
+  }
+
   TEST_CASE("coupled: solving (33) reproduces the solution of (19)") {
     for (unsigned seed = 0; seed < 6; ++seed) {
       const Placement p = place(seed);
       const coupling::CoupledSystem& sys = p.assembly.system;
       const Vector ref = direct_indefinite(sys);
       const Vector p_ref = ref.head(sys.cells()), v_ref = ref.tail(sys.dofs());
-      for (const bool automatic : {false, true}) {
-        coupling::CoupledSettings s;  // the default tolerance, 1e-10
-        if (automatic) s.alpha.reset();
-        const coupling::CoupledSolution x = coupling::solve_spd(sys, s, {});
-        const Real ep = (x.pressure - p_ref).norm() / p_ref.norm();
-        const Real ev = (x.velocity - v_ref).norm() / v_ref.norm();
-        MESSAGE("seed " << seed << std::string(automatic ? " auto" : " static") << " alpha " << x.alpha << ": "
-                        << x.report.iterations << " ICPCG iterations, relative error p " << ep << " v " << ev);
-        CHECK(x.report.converged);
-        CHECK(ep < 1e-8);
-        CHECK(ev < 1e-8);
-      }
+      for (const auto kind : {linsolve::Preconditioner::incomplete_cholesky,
+                              linsolve::Preconditioner::modified_incomplete_cholesky,
+                              linsolve::Preconditioner::multigrid})
+        for (const bool automatic : {false, true}) {
+          coupling::CoupledSettings s;  // the default tolerance, 1e-10
+          s.preconditioner = kind;
+          if (automatic) s.alpha.reset();
+          const coupling::CoupledSolution x = coupling::solve_spd(sys, s, {});
+          const Real ep = (x.pressure - p_ref).norm() / p_ref.norm();
+          const Real ev = (x.velocity - v_ref).norm() / v_ref.norm();
+          MESSAGE("seed " << seed << std::string(automatic ? " auto" : " static") << " alpha " << x.alpha
+                          << ", pressure preconditioner " << static_cast<int>(kind) << ": " << x.report.iterations
+                          << " PCG iterations, relative error p " << ep << " v " << ev);
+          CHECK(x.report.converged);
+          CHECK(ep < 1e-8);
+          CHECK(ev < 1e-8);
+        }
       coupling::CoupledSettings s;
       const coupling::CoupledSolution b = coupling::solve_indefinite(sys, s, {});
       const Real ep = (b.pressure - p_ref).norm() / p_ref.norm();

@@ -48,6 +48,7 @@ TEST_CASE("a minimal scene takes the documented defaults") {
   CHECK(s.fluid.density == 1000);
   CHECK(s.fluid.particles_per_cell == 8);
   CHECK(s.coupling.scheme == Coupling::Scheme::spd);
+  CHECK(s.coupling.preconditioner == Coupling::Preconditioner::multigrid);
   CHECK(s.coupling.sigma == 0.9);
   CHECK(s.coupling.alpha == 1e-3);
   CHECK_FALSE(s.coupling.alpha_auto);
@@ -85,6 +86,8 @@ TEST_CASE("types and ranges are checked, errors point at the value") {
   CHECK(contains(error_of(solid + R"("poisson_ratio": 0.5 } ] })"), "/solids/0/poisson_ratio: must be in [0, 0.5)"));
   CHECK(contains(error_of(solid + R"("damping": { "mas": 1 } } ] })"), "/solids/0/damping/mas: unknown key \"mas\" (did you mean \"mass\"?)"));
   CHECK(contains(error_of(base + R"("coupling": { "scheme": "spdd" } })"), "/coupling/scheme: unknown scheme \"spdd\""));
+  CHECK(contains(error_of(base + R"("coupling": { "preconditioner": "amg" } })"),
+                 "/coupling/preconditioner: unknown preconditioner \"amg\""));
   CHECK(contains(error_of(base + R"("coupling": { "alpha": "automatic" } })"), "/coupling/alpha: expected a positive number or \"auto\""));
   CHECK(contains(error_of(base + R"("coupling": { "sigma": 1.0 } })"), "/coupling/sigma: must be in (0"));
 }
@@ -135,9 +138,10 @@ TEST_CASE("the resolved scene reloads to the same scene") {
     "fluid": { "regions": [ { "type": "box", "min": [1.1,2.1,3.1], "max": [1.5,2.5,3.5], "velocity": [1,0,0] } ] },
     "solids": [ { "name": "s", "mesh": { "type": "sphere", "center": [1.4,2.4,3.4], "radius": 0.2 },
                   "pinned": [ { "type": "box", "min": [1,2,3], "max": [1.2,2.2,3.2] } ] } ],
-    "coupling": { "alpha": "auto", "scheme": "weak" } })");
+    "coupling": { "alpha": "auto", "scheme": "weak", "preconditioner": "mic" } })");
   const Scene b = parse(to_json(a));
   CHECK(to_json(a) == to_json(b));
+  CHECK(b.coupling.preconditioner == Coupling::Preconditioner::mic);
   CHECK(b.coupling.alpha_auto);
   CHECK(b.coupling.scheme == Coupling::Scheme::weak);
   CHECK(b.solids[0].pinned.size() == 1);
