@@ -13,23 +13,6 @@ using namespace fsicut::fluid;
 
 namespace {
 
-// Max |u| over the open faces with liquid (phi < 0) on at least `sides` (1 or 2)
-// sides: 1 = every face the projection sets, including the free-surface faces;
-// 2 = faces inside the liquid.
-Real max_liquid_face_speed(const Liquid& l, int sides = 1) {
-  Vec3 m = Vec3::Zero();
-  for (int a = 0; a < 3; ++a)
-    for (Index f = 0; f < l.velocity[a].count(); ++f) {
-      const Vec3i right = l.velocity[a].coord(f);
-      if (right[a] == 0 || right[a] == l.grid.resolution[a] || !(l.fractions[a][f] > 0)) continue;
-      Vec3i left = right;
-      left[a] -= 1;
-      if ((l.liquid_phi(left) < 0) + (l.liquid_phi(right) < 0) < sides) continue;
-      m[a] = std::max(m[a], std::abs(l.velocity[a][f]));
-    }
-  return m.norm();
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -56,10 +39,10 @@ TEST_CASE("validation: hydrostatic rest in a half-filled spherical container") {
   const int steps = test::simulate(l, 1.0, 1.0, 1.0 / 30, [&](Real, const linsolve::Report& r) {
     CHECK(r.converged);
     iterations = std::max(iterations, r.iterations);
-    worst_speed = std::max(worst_speed, max_liquid_face_speed(l));
+    worst_speed = std::max(worst_speed, test::max_liquid_face_speed(l));
   });
   const Real speed_scale = std::sqrt(grav * R);
-  const Real final_speed = max_liquid_face_speed(l);
+  const Real final_speed = test::max_liquid_face_speed(l);
   // Bottom pressure: the lowest active cell of the centre column, against rho g (depth of its centre).
   const int ic = n / 2;
   int jb = 0;
@@ -82,7 +65,7 @@ TEST_CASE("validation: hydrostatic rest in a half-filled spherical container") {
   MESSAGE("max |u| at 1 s = " << final_speed << " m/s = " << 100 * final_speed / speed_scale
                               << " % of sqrt(g R); worst over the run " << 100 * worst_speed / speed_scale
                               << " %; inside the liquid (both sides liquid) "
-                              << 100 * max_liquid_face_speed(l, 2) / speed_scale << " %");
+                              << 100 * test::max_liquid_face_speed(l, 2) / speed_scale << " %");
   MESSAGE("bottom pressure " << p_bottom << " Pa vs rho g h " << p_expected << " Pa ("
                              << 100 * (p_bottom / p_expected - 1) << " %)");
   MESSAGE("volume: exact " << v_exact << ", initial " << v0 << " (" << 100 * (v0 / v_exact - 1) << " %), at 1 s "

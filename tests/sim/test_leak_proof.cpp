@@ -7,26 +7,12 @@
 #include <string>
 
 #include "lib/solid/body.hpp"
+#include "tests/fluid/simulate.hpp"
 #include "tests/sim/coupled_support.hpp"
 #include "tests/support.hpp"
 
 namespace fsicut {
 namespace {
-
-// Max |u| [m/s] over the open interior faces with liquid on at least one side.
-Real max_liquid_face_speed(const fluid::Liquid& l) {
-  Vec3 m = Vec3::Zero();
-  for (int a = 0; a < 3; ++a)
-    for (Index f = 0; f < l.velocity[a].count(); ++f) {
-      const Vec3i right = l.velocity[a].coord(f);
-      if (right[a] == 0 || right[a] == l.grid.resolution[a] || !(l.fractions[a][f] > 0)) continue;
-      Vec3i left = right;
-      left[a] -= 1;
-      if (!(l.liquid_phi(left) < 0) && !(l.liquid_phi(right) < 0)) continue;
-      m[a] = std::max(m[a], std::abs(l.velocity[a][f]));
-    }
-  return m.norm();
-}
 
 // Particles with x > `plane` [m].
 Index count_beyond(const fluid::Liquid& l, Real plane) {
@@ -104,7 +90,7 @@ TEST_SUITE("validation") {
       Real worst = 0;
       Index crossed = 0;
       test::advance(*s, 1.5, [&](const sim::SimState& st) {
-        worst = std::max(worst, max_liquid_face_speed(*st.liquid));
+        worst = std::max(worst, test::max_liquid_face_speed(*st.liquid));
         crossed = std::max(crossed, count_beyond(*st.liquid, 0.75));
       });
       const Real drift = fluid::liquid_volume(*s->liquid) / v0 - 1;
@@ -138,7 +124,7 @@ TEST_SUITE("validation") {
       const Real rest_edge = right_edge(s.solids[0]);
       test::advance(s, 2.0, [&](const sim::SimState& st) {
         crossed = std::max(crossed, count_beyond(*st.liquid, right_edge(st.solids[0]) + 1e-6));
-        worst = std::max(worst, max_liquid_face_speed(*st.liquid));
+        worst = std::max(worst, test::max_liquid_face_speed(*st.liquid));
         moved = std::max(moved, right_edge(st.solids[0]) - rest_edge);
       });
       const Real drift = fluid::liquid_volume(*s.liquid) / v0 - 1;
@@ -195,7 +181,7 @@ TEST_SUITE("validation") {
     Real worst = 0;
     Index sunk = 0;
     test::advance(s, 1.0, [&](const sim::SimState& st) {
-      worst = std::max(worst, max_liquid_face_speed(*st.liquid));
+      worst = std::max(worst, test::max_liquid_face_speed(*st.liquid));
       for (Index p = 0; p < st.liquid->markers.cols(); ++p) sunk += st.liquid->markers(1, p) < 0.1 - 1e-9;
     });
     const sim::CoupledAssembly a = sim::assemble_coupled(s, 1.0 / 120);
