@@ -1,6 +1,7 @@
 #include "lib/cutcell/thin_solids.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "lib/core/parallel.hpp"
 
@@ -14,34 +15,57 @@ bool nodes_outside(const grid::Array3<Real>& solid_phi, const Vec3i& c) {
   return true;
 }
 
-// Whether the segment from x to the centre of cell b crosses the surfaces in a
-// way the node field does not account for (see the header).
+// Whether the segment from xa (in cell a) to the centre of cell b crosses the
+// surfaces in a way the node field does not account for (see the header).
 bool hidden_crossing(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
-                     const std::vector<levelset::MeshDistance>& surfaces, const Vec3& x, const Vec3i& b,
-                     const Vec3i& a_cell) {
+                     const std::vector<levelset::MeshDistance>& surfaces, const Vec3& xa, const Vec3i& a,
+                     const Vec3i& b) {
   const Vec3 xb = grid.cell_center(b.x(), b.y(), b.z());
+  const auto unit_normal = [](const levelset::MeshDistance& s, Index triangle) {
+    const mesh::Triangle& t = s.triangles()[static_cast<std::size_t>(triangle)];
+    const Points& v = s.vertices();
+    const Vec3 n = (v.col(t[1]) - v.col(t[0])).cross(v.col(t[2]) - v.col(t[0]));
+    return n.norm() > 0 ? Vec3(n.normalized()) : Vec3::Zero();
+  };
   int crossings = 0;
-  Vec3 normal = Vec3::Zero();  // outward normal of the triangle of a single crossing (unnormalized)
+  Vec3 first = Vec3::Zero(), last = Vec3::Zero();  // unit outward normals at the first and last crossing
+  Real t_first = std::numeric_limits<Real>::infinity(), t_last = -std::numeric_limits<Real>::infinity();
   for (const levelset::MeshDistance& s : surfaces) {
-    const levelset::SegmentHits h = s.segment_hits(x, xb);
+    const levelset::SegmentHits h = s.segment_hits(xa, xb);
     if (h.count == 0) continue;
     crossings += h.count;
-    if (crossings >= 2) return true;
-    const mesh::Triangle& t = s.triangles()[static_cast<std::size_t>(h.triangle)];
-    const Points& v = s.vertices();
-    normal = (v.col(t[1]) - v.col(t[0])).cross(v.col(t[2]) - v.col(t[0]));
+    if (h.first < t_first) {
+      t_first = h.first;
+      first = unit_normal(s, h.triangle);
+    }
+    if (h.last > t_last) {
+      t_last = h.last;
+      last = unit_normal(s, h.last_triangle);
+    }
   }
   if (crossings == 0) return false;
-  // Entering the solid (against its outward normal) puts b on the solid side.
-  const Vec3i& solid_side = normal.dot(xb - x) < 0 ? b : a_cell;
-  return nodes_outside(solid_phi, solid_side);
+  if (crossings >= 2) return first.dot(last) < WALL_NORMALS;
+  // One crossing: entering the solid (against its outward normal) puts b on
+  // the solid side. Hidden when that cell's 8 nodes are all outside and, one
+  // cell further on, the segment leaves the solid through a face facing the
+  // first (a wall around the centre, not the tip of a corner).
+  const bool entering = first.dot(xb - xa) < 0;
+  const Vec3i& inside = entering ? b : a;
+  if (!nodes_outside(solid_phi, inside)) return false;
+  const Vec3 from = entering ? xb : xa;
+  const Vec3 beyond = from + (entering ? Vec3(xb - xa) : Vec3(xa - xb));
+  for (const levelset::MeshDistance& s : surfaces) {
+    const levelset::SegmentHits h = s.segment_hits(from, beyond);
+    if (h.count > 0 && unit_normal(s, h.triangle).dot(first) < WALL_NORMALS) return true;
+  }
+  return false;
 }
 
 }  // namespace
 
 bool separated(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                const std::vector<levelset::MeshDistance>& surfaces, const Vec3i& a, const Vec3i& b) {
-  return hidden_crossing(grid, solid_phi, surfaces, grid.cell_center(a.x(), a.y(), a.z()), b, a);
+  return hidden_crossing(grid, solid_phi, surfaces, grid.cell_center(a.x(), a.y(), a.z()), a, b);
 }
 
 Index close_thin_solid_faces(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
@@ -113,7 +137,7 @@ levelset::NeighbourReach neighbour_reach(const grid::MacGrid& grid, const grid::
       for (int o = 0; o < 27; ++o) {
         const Vec3i n = neighbour(c, o);
         if (!cells.inside(n.x(), n.y(), n.z())) continue;
-        if (hidden_crossing(grid, solid_phi, surfaces, x, n, c)) bits &= ~(1u << o);
+        if (hidden_crossing(grid, solid_phi, surfaces, x, c, n)) bits &= ~(1u << o);
       }
     }
     reach.particles[static_cast<std::size_t>(p)] = bits;

@@ -12,18 +12,22 @@
 //
 // Two cells are separated by a thin solid when the segment between their
 // centres crosses the surfaces in a way the node field does not account for:
-//   - at least twice (a solid entered and left within the segment: thinner than
-//     the segment there), or
+//   - at least twice, entering and leaving through faces that face each other
+//     (outward normals at the first and last crossing at more than 120 degrees:
+//     a wall thinner than the segment), or
 //   - once, while the cell on the solid side of the crossing has all 8 nodes
-//     outside every solid (its centre is inside a solid the node field misses).
+//     outside every solid (its centre is inside a solid the node field misses)
+//     and the segment continued one more cell leaves the solid through a face
+//     facing the first (a wall around that centre, not the tip of a corner).
 // One crossing with a node inside on the solid side is the ordinary cut cell
 // (the crossing is in the fractions) and is not a separation. Why not "once
 // while the node field puts both centres on one side": near a curved surface
 // the mean of 8 nodes misjudges centres within about dx^2 / (4 R) of it, and
 // closing those faces made balls flicker open and closed cut faces as they moved.
-// Trade-off: where a convex solid is entered and left within one segment (a
-// grazed cap of a ball, depth below dx^2 / (8 R)) the face closes entirely
-// instead of by its fraction.
+// Why the normals: a segment that cuts a convex corner of a box or grazes the
+// cap of a ball also crosses twice, through faces at 90 degrees or nearly
+// parallel; closing those faces made cut cells flicker shut as a solid moved
+// (a compressed cube expanding in water ended 0.2 % further from its rest volume).
 #include <vector>
 
 #include "lib/cutcell/face_fractions.hpp"
@@ -32,6 +36,10 @@
 #include "lib/levelset/mesh_sdf.hpp"
 
 namespace fsicut::cutcell {
+
+// The largest cosine between the outward normals at the first and last of two
+// or more crossings that still counts as a wall (120 degrees, see above).
+constexpr Real WALL_NORMALS = -0.5;
 
 // True when cells a and b (any two cells, usually face or diagonal neighbours)
 // are separated as above. `solid_phi` is the node SDF [m] of all solids (size

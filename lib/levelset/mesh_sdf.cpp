@@ -411,6 +411,10 @@ SegmentHits MeshDistance::segment_hits(const Vec3& a, const Vec3& b) const {
         hits.first = t;
         hits.triangle = order_[static_cast<std::size_t>(s)];
       }
+      if (t > hits.last) {
+        hits.last = t;
+        hits.last_triangle = order_[static_cast<std::size_t>(s)];
+      }
     }
   }
   if (hits.count > 0) hits.point = a + hits.first * d;

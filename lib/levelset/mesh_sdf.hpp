@@ -53,6 +53,8 @@ struct SegmentHits {
   Real first = std::numeric_limits<Real>::infinity();  // parameter in [0, 1] of the first meeting from the start
   Index triangle = -1;   // a triangle met there (index into triangles())
   Vec3 point{0, 0, 0};   // the first meeting point [m]
+  Real last = -std::numeric_limits<Real>::infinity();  // parameter of the last meeting
+  Index last_triangle = -1;  // a triangle met there
 };
 
 // Distance queries against one closed triangle surface. Construction is

@@ -158,7 +158,16 @@ TEST_SUITE("validation") {
     const solid::BodyStats st = solid::stats(state.solids[0]);
     MESSAGE("volume " << st.volume / rest << " of rest; centroid " << y0 << " -> lowest " << lowest_y << " at t "
                       << lowest_t << " s -> " << st.centroid.y() << " m at 1.5 s");
-    CHECK(std::abs(st.volume / rest - 1) < 0.02);
+    // Back to its rest volume, less what the water's pressure compresses:
+    // bulk modulus K = E / (3 (1 - 2 nu)) = 2.5e4 Pa, so p / K is 1.4 % at the
+    // 0.035 m the centroid ends below the initial surface (0.8 m) - the size of
+    // the old bound (2 % of rest), which the bobbing cube's instant volume then
+    // met or missed by 0.1 % with the pressure preconditioner (IC 0.9803, MIC
+    // 0.9800, multigrid 0.9792 of rest).
+    const Real bulk = 3e4 / (3 * (1 - 2 * 0.3));
+    const Real compressed = 1 - 1000 * 9.81 * std::max(Real(0), 0.8 - st.centroid.y()) / bulk;
+    MESSAGE("expected " << compressed << " of rest under the water's pressure at the centroid");
+    CHECK(std::abs(st.volume / rest - compressed) < 0.02);
     CHECK(lowest_t > 0);
     CHECK(lowest_y < y0 - 0.1 * 0.04);        // sank first (measured 8.6 mm, a fifth of a cell)
     CHECK(st.centroid.y() > lowest_y + 0.04);  // then rose
