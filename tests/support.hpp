@@ -2,6 +2,9 @@
 // Shared helpers for tests: paths into the source tree and scratch folders.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -31,6 +34,27 @@ inline std::string read_file(const std::filesystem::path& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// The exit code (-1 when fsicut did not exit normally, e.g. died of a signal)
+// and the output of one fsicut run.
+struct RunResult {
+  int code = -1;
+  std::string out, err;
+};
+
+inline std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+// Runs `fsicut args` through the shell, its stdout and stderr captured in `dir`.
+inline RunResult run_fsicut(const ScratchDir& dir, const std::string& args) {
+  const std::string cmd = quoted(fsicut_exe().string()) + " " + args + " >" + quoted((dir / "stdout.txt").string()) +
+                          " 2>" + quoted((dir / "stderr.txt").string());
+  const int status = std::system(cmd.c_str());
+  RunResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(dir / "stdout.txt");
+  r.err = read_file(dir / "stderr.txt");
+  return r;
 }
 
 // Runs `f`, expecting an exception of type E whose message contains every

@@ -314,12 +314,17 @@ ParticlePaths start_particle_paths(const SimState& state) {
   for (const levelset::MeshDistance& d : state.surfaces.distance) paths.solid_start.push_back(d.vertices());
   const Real reach = PATH_ANCHOR_CELLS * g.dx;
   const Index n = paths.start.cols();
-  std::vector<ParticlePaths::Anchor> found(static_cast<std::size_t>(n));
-  std::vector<char> anchored(static_cast<std::size_t>(n), 0);
+  // The node field is exact within the band: farther particles have nothing near.
+  std::vector<char> near(static_cast<std::size_t>(n), 0);
   parallel_for(0, n, [&](Index p) {
-    const Vec3 x = paths.start.col(p);
-    // The node field is exact within the band: farther particles have nothing near.
-    if (grid::interpolate(g, liquid.solid_phi, grid::Sampling::node, x) > reach + g.dx) return;
+    near[static_cast<std::size_t>(p)] =
+        grid::interpolate(g, liquid.solid_phi, grid::Sampling::node, paths.start.col(p)) <= reach + g.dx;
+  });
+  for (Index p = 0; p < n; ++p)
+    if (near[static_cast<std::size_t>(p)]) paths.anchors.push_back({p, -1, 0, Vec3::Zero()});
+  parallel_for(0, static_cast<Index>(paths.anchors.size()), [&](Index a) {
+    ParticlePaths::Anchor& anchor = paths.anchors[static_cast<std::size_t>(a)];
+    const Vec3 x = paths.start.col(anchor.particle);
     Real best = std::numeric_limits<Real>::infinity();
     for (std::size_t b = 0; b < state.surfaces.distance.size(); ++b) {
       const levelset::MeshDistance& d = state.surfaces.distance[b];
@@ -328,21 +333,22 @@ ParticlePaths start_particle_paths(const SimState& state) {
       best = std::abs(hit.distance);
       const mesh::Triangle& t = d.triangles()[static_cast<std::size_t>(hit.triangle)];
       const Points& v = d.vertices();
-      found[static_cast<std::size_t>(p)] = {p, static_cast<int>(b), hit.triangle,
-                                            barycentric(hit.point, v.col(t[0]), v.col(t[1]), v.col(t[2]))};
-      anchored[static_cast<std::size_t>(p)] = 1;
+      anchor = {anchor.particle, static_cast<int>(b), hit.triangle,
+                barycentric(hit.point, v.col(t[0]), v.col(t[1]), v.col(t[2]))};
     }
   });
-  for (Index p = 0; p < n; ++p)
-    if (anchored[static_cast<std::size_t>(p)]) paths.anchors.push_back(found[static_cast<std::size_t>(p)]);
+  // Candidates with no triangle within reach stay where they start.
+  paths.anchors.erase(std::remove_if(paths.anchors.begin(), paths.anchors.end(),
+                                     [](const ParticlePaths::Anchor& a) { return a.body < 0; }),
+                      paths.anchors.end());
   return paths;
 }
 
-Index stop_particles_at_solids(SimState& state, const ParticlePaths& paths) {
+Index stop_particles_at_solids(SimState& state, ParticlePaths& paths) {
   if (!state.liquid || state.solids.empty()) return 0;
   fluid::Liquid& liquid = *state.liquid;
   const grid::MacGrid& g = liquid.grid;
-  Points start = paths.start;
+  Points& start = paths.start;
   // Carry the anchored starts with the solid: the surface point's displacement.
   parallel_for(0, static_cast<Index>(paths.anchors.size()), [&](Index a) {
     const ParticlePaths::Anchor& anchor = paths.anchors[static_cast<std::size_t>(a)];

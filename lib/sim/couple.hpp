@@ -118,8 +118,9 @@ struct ParticlePaths {
 ParticlePaths start_particle_paths(const SimState& state);
 
 // Stage 6, after the SDF push-out: stops the particles whose path crossed a
-// solid surface as above. Returns how many it stopped.
-Index stop_particles_at_solids(SimState& state, const ParticlePaths& paths);
+// solid surface as above (paths.start becomes the carried starts). Returns how
+// many it stopped.
+Index stop_particles_at_solids(SimState& state, ParticlePaths& paths);
 
 // Stage 6: the velocity [m/s] at a point of the solid surface nearest to x
 // (barycentric in the nearest boundary triangle of the nearest body within the

@@ -20,23 +20,9 @@ using fsicut::test::ScratchDir;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
-
-Result run_fsicut(const ScratchDir& dir, const std::string& args) {
-  const std::string cmd = quoted(fsicut::test::fsicut_exe().string()) + " " + args + " >" +
-                          quoted((dir / "stdout.txt").string()) + " 2>" + quoted((dir / "stderr.txt").string());
-  const int status = std::system(cmd.c_str());
-  Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = fsicut::test::read_file(dir / "stdout.txt");
-  r.err = fsicut::test::read_file(dir / "stderr.txt");
-  return r;
-}
+using Result = fsicut::test::RunResult;
+using fsicut::test::quoted;
+using fsicut::test::run_fsicut;
 
 fs::path write_scene(const ScratchDir& dir, const std::string& text) {
   const fs::path p = dir / "scene.json";
