@@ -8,13 +8,6 @@
 namespace fsicut::cutcell {
 namespace {
 
-// All 8 nodes of cell c outside every solid.
-bool nodes_outside(const grid::Array3<Real>& solid_phi, const Vec3i& c) {
-  for (int n = 0; n < 8; ++n)
-    if (!(solid_phi(c.x() + (n & 1), c.y() + ((n >> 1) & 1), c.z() + ((n >> 2) & 1)) > 0)) return false;
-  return true;
-}
-
 // Whether the segment from xa (in cell a) to the centre of cell b crosses the
 // surfaces in a way the node field does not account for (see the header).
 bool hidden_crossing(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
@@ -46,12 +39,12 @@ bool hidden_crossing(const grid::MacGrid& grid, const grid::Array3<Real>& solid_
   if (crossings == 0) return false;
   if (crossings >= 2) return first.dot(last) < WALL_NORMALS;
   // One crossing: entering the solid (against its outward normal) puts b on
-  // the solid side. Hidden when that cell's 8 nodes are all outside and, one
+  // the solid side. Hidden when the node field counts that cell open and, one
   // cell further on, the segment leaves the solid through a face facing the
   // first (a wall around the centre, not the tip of a corner).
   const bool entering = first.dot(xb - xa) < 0;
   const Vec3i& inside = entering ? b : a;
-  if (!nodes_outside(solid_phi, inside)) return false;
+  if (levelset::solid_phi_at_cell(solid_phi, inside.x(), inside.y(), inside.z()) < 0) return false;
   const Vec3 from = entering ? xb : xa;
   const Vec3 beyond = from + (entering ? Vec3(xb - xa) : Vec3(xa - xb));
   for (const levelset::MeshDistance& s : surfaces) {
@@ -60,6 +53,9 @@ bool hidden_crossing(const grid::MacGrid& grid, const grid::Array3<Real>& solid_
   }
   return false;
 }
+
+// Cell c's neighbour at offset bit o (levelset::NeighbourReach's layout).
+Vec3i neighbour(const Vec3i& c, int o) { return Vec3i(c + Vec3i(o % 3 - 1, (o / 3) % 3 - 1, o / 9 - 1)); }
 
 }  // namespace
 
@@ -113,7 +109,6 @@ levelset::NeighbourReach neighbour_reach(const grid::MacGrid& grid, const grid::
     return reach;
   grid::Array3<char> near = thin_cells;
   grid::dilate(near, REACH_CELLS);
-  const auto neighbour = [](const Vec3i& c, int o) { return Vec3i(c + Vec3i(o % 3 - 1, (o / 3) % 3 - 1, o / 9 - 1)); };
   grid::Array3<std::uint32_t>& cells = reach.cells;
   cells.resize(grid.cell_size(), levelset::REACH_ALL);
   parallel_for(0, cells.count(), [&](Index idx) {
@@ -127,22 +122,28 @@ levelset::NeighbourReach neighbour_reach(const grid::MacGrid& grid, const grid::
     }
     cells[idx] = bits;
   });
-  reach.particles.resize(static_cast<std::size_t>(particles.cols()));
+  reach.particles = particle_reach(grid, solid_phi, surfaces, cells, particles);
+  return reach;
+}
+
+std::vector<std::uint32_t> particle_reach(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
+                                          const std::vector<levelset::MeshDistance>& surfaces,
+                                          const grid::Array3<std::uint32_t>& cells, const Points& particles) {
+  std::vector<std::uint32_t> out(static_cast<std::size_t>(particles.cols()), levelset::REACH_ALL);
+  if (cells.count() == 0) return out;
   parallel_for(0, particles.cols(), [&](Index p) {
     const Vec3 x = particles.col(p);
     const Vec3i c = grid.cell_of(x);
-    std::uint32_t bits = cells(c);
-    if (bits != levelset::REACH_ALL) {
-      bits = levelset::REACH_ALL;
-      for (int o = 0; o < 27; ++o) {
-        const Vec3i n = neighbour(c, o);
-        if (!cells.inside(n.x(), n.y(), n.z())) continue;
-        if (hidden_crossing(grid, solid_phi, surfaces, x, c, n)) bits &= ~(1u << o);
-      }
+    if (cells(c) == levelset::REACH_ALL) return;
+    std::uint32_t bits = levelset::REACH_ALL;
+    for (int o = 0; o < 27; ++o) {
+      const Vec3i n = neighbour(c, o);
+      if (!cells.inside(n.x(), n.y(), n.z())) continue;
+      if (hidden_crossing(grid, solid_phi, surfaces, x, c, n)) bits &= ~(1u << o);
     }
-    reach.particles[static_cast<std::size_t>(p)] = bits;
+    out[static_cast<std::size_t>(p)] = bits;
   });
-  return reach;
+  return out;
 }
 
 }  // namespace fsicut::cutcell

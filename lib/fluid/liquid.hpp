@@ -57,6 +57,7 @@ struct Liquid {
                                      // the deformable solids (sim/couple.hpp sets it each substep)
   cutcell::FaceFractions fractions;  // open face fractions in [0, 1]
   levelset::NeighbourReach reach;    // cells cut off from neighbours by thin solids; empty = none
+                                     // (advect() uses `particles` when it has one entry per marker)
                                      // (sim/couple.hpp sets it with solid_phi)
   coupling::FaceFlags valid;         // faces set by the last projection / extrapolation
 

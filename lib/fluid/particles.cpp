@@ -7,6 +7,7 @@
 #include <Eigen/Core>
 
 #include "lib/core/parallel.hpp"
+#include "lib/fluid/velocity.hpp"
 #include "lib/levelset/liquid_sdf.hpp"
 
 namespace fsicut::fluid {
@@ -333,12 +334,14 @@ Points seed_particles(const grid::MacGrid& grid, const Region& region, int per_c
 }
 
 void advect_particles(const grid::MacGrid& grid, const grid::MacVelocity& u, Real dt,
-                      Points& particles) {
+                      Points& particles, const std::vector<std::uint32_t>& reach) {
   const Vec3 lo = grid.origin, hi = grid.max();
   parallel_for(0, particles.cols(), [&](Index p) {
     const Vec3 x = particles.col(p);
-    const Vec3 mid = x + 0.5 * dt * grid::interpolate_velocity(grid, u, x);
-    Vec3 y = x + dt * grid::interpolate_velocity(grid, u, mid);
+    const std::uint32_t bits = reach.empty() ? levelset::REACH_ALL : reach[static_cast<std::size_t>(p)];
+    const Vec3i cell = grid.cell_of(x);
+    const Vec3 mid = x + 0.5 * dt * velocity_within_reach(grid, u, x, cell, bits);
+    Vec3 y = x + dt * velocity_within_reach(grid, u, mid, cell, bits);
     particles.col(p) = y.cwiseMax(lo).cwiseMin(hi);
   });
 }

@@ -1,7 +1,9 @@
 #pragma once
 // Marker particles: seeding, RK2 advection, and keeping them out of solids.
 // Positions are world coordinates [m], one particle per column (3 x n).
+#include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "lib/core/types.hpp"
 #include "lib/grid/mac_grid.hpp"
@@ -36,9 +38,12 @@ Points seed_particles(const grid::MacGrid& grid, const Region& region, int per_c
 
 // Second-order Runge-Kutta (midpoint) step of every particle through the
 // trilinearly interpolated MAC velocity `u` [m/s] over dt [s]; positions are then
-// clamped into the grid box (the domain walls). Parallel over particles.
+// clamped into the grid box (the domain walls). `reach` (optional, one per
+// particle, levelset::NeighbourReach bits around the particle's cell): the
+// velocity comes from the faces the particle reaches (velocity_within_reach in
+// velocity.hpp), at the midpoint too. Parallel over particles.
 void advect_particles(const grid::MacGrid& grid, const grid::MacVelocity& u, Real dt,
-                      Points& particles);
+                      Points& particles, const std::vector<std::uint32_t>& reach = {});
 
 // Moves every particle with solid_phi(x) < 0 (trilinear in the node solid SDF
 // [m]) back to the solid surface along the SDF gradient. Returns how many moved.

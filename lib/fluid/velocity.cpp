@@ -2,6 +2,7 @@
 
 #include "lib/core/parallel.hpp"
 #include "lib/fluid/particles.hpp"
+#include "lib/levelset/liquid_sdf.hpp"
 
 namespace fsicut::fluid {
 
@@ -32,6 +33,24 @@ void advect_velocity(const grid::MacGrid& grid, Real dt, const FaceFlags& valid,
       u[a][idx] = grid::interpolate(grid, old[a], s, back);
     });
   }
+}
+
+Vec3 velocity_within_reach(const grid::MacGrid& grid, const grid::MacVelocity& u, const Vec3& x,
+                           const Vec3i& cell, std::uint32_t reach) {
+  if (reach == levelset::REACH_ALL) return grid::interpolate_velocity(grid, u, x);
+  const Vec3i cells = grid.cell_size();
+  const auto reached = [&](const Vec3i& c) {
+    if (c.minCoeff() < 0 || (c.array() >= cells.array()).any()) return false;
+    const Vec3i o = c - cell;
+    if (o.cwiseAbs().maxCoeff() > 1) return true;
+    return ((reach >> ((o.x() + 1) + 3 * (o.y() + 1) + 9 * (o.z() + 1))) & 1) != 0;
+  };
+  Vec3 v;
+  for (int a = 0; a < 3; ++a)
+    v[a] = grid::interpolate_where(grid, u[a], grid::face_sampling(a), x, [&](const Vec3i& f) {
+      return reached(f) || reached(Vec3i(f - Vec3i::Unit(a)));
+    });
+  return v;
 }
 
 void apply_gravity(grid::MacVelocity& u, const Vec3& gravity, Real dt) {

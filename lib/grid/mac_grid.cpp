@@ -56,23 +56,26 @@ MacVelocity make_velocity(const MacGrid& grid, Real value) {
   return u;
 }
 
-Real interpolate(const MacGrid& grid, const Array3<Real>& f, Sampling s, const Vec3& x) {
+Stencil stencil(const MacGrid& grid, const Vec3i& n, Sampling s, const Vec3& x) {
   const Vec3 g = (x - grid.origin) / grid.dx - sample_offset(s);
-  const Vec3i& n = f.size();
-  int i0[3];
-  Real t[3];
+  Stencil out;
   for (int a = 0; a < 3; ++a) {
     const Real ga = std::clamp(g[a], Real(0), Real(n[a] - 1));
     int i = static_cast<int>(std::floor(ga));
     // A single sample along an axis, or x on the last sample: use the last cell.
     i = std::clamp(i, 0, std::max(n[a] - 2, 0));
-    i0[a] = i;
-    t[a] = n[a] > 1 ? ga - i : 0;
+    out.lo[a] = i;
+    out.hi[a] = std::min(i + 1, n[a] - 1);
+    out.t[a] = n[a] > 1 ? ga - i : 0;
   }
-  const int i1 = std::min(i0[0] + 1, n.x() - 1);
-  const int j1 = std::min(i0[1] + 1, n.y() - 1);
-  const int k1 = std::min(i0[2] + 1, n.z() - 1);
-  const int i = i0[0], j = i0[1], k = i0[2];
+  return out;
+}
+
+Real interpolate(const MacGrid& grid, const Array3<Real>& f, Sampling s, const Vec3& x) {
+  const Stencil st = stencil(grid, f.size(), s, x);
+  const int i = st.lo.x(), j = st.lo.y(), k = st.lo.z();
+  const int i1 = st.hi.x(), j1 = st.hi.y(), k1 = st.hi.z();
+  const Vec3& t = st.t;
   const Real c00 = f(i, j, k) * (1 - t[0]) + f(i1, j, k) * t[0];
   const Real c10 = f(i, j1, k) * (1 - t[0]) + f(i1, j1, k) * t[0];
   const Real c01 = f(i, j, k1) * (1 - t[0]) + f(i1, j, k1) * t[0];

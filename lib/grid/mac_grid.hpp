@@ -131,6 +131,42 @@ Real interpolate(const MacGrid& grid, const Array3<Real>& field, Sampling sampli
 // The velocity vector at x [m], each component interpolated from its own faces.
 Vec3 interpolate_velocity(const MacGrid& grid, const MacVelocity& u, const Vec3& x);
 
+// The 2 x 2 x 2 samples and weights interpolate() uses at x: samples lo + (0|1)
+// per axis (clamped to the lattice), weight (1 - t) for the low and t for the
+// high sample of each axis.
+struct Stencil {
+  Vec3i lo, hi;
+  Vec3 t;
+};
+Stencil stencil(const MacGrid& grid, const Vec3i& size, Sampling sampling, const Vec3& x);
+
+// As interpolate(), from the samples for which usable(Vec3i sample) is true,
+// their weights renormalized; interpolate()'s value when no sample of positive
+// weight is usable. Why: across a solid thinner than a cell some samples of the
+// stencil belong to the liquid on the other side (cutcell/thin_solids.hpp).
+template <class Usable>
+Real interpolate_where(const MacGrid& grid, const Array3<Real>& field, Sampling sampling, const Vec3& x,
+                       const Usable& usable) {
+  const Stencil s = stencil(grid, field.size(), sampling, x);
+  Real sum = 0, weight = 0, plain = 0;
+  for (int n = 0; n < 8; ++n) {
+    Vec3i at;
+    Real w = 1;
+    for (int a = 0; a < 3; ++a) {
+      const bool high = (n >> a) & 1;
+      at[a] = high ? s.hi[a] : s.lo[a];
+      w *= high ? s.t[a] : 1 - s.t[a];
+    }
+    const Real value = field(at.x(), at.y(), at.z());
+    plain += w * value;
+    if (w > 0 && usable(at)) {
+      sum += w * value;
+      weight += w;
+    }
+  }
+  return weight > 0 ? sum / weight : plain;
+}
+
 // Sets every cell within `radius` cells (Chebyshev) of a set cell of `mask`; cells
 // outside the array count as unset. Parallel over lines, deterministic.
 void dilate(Array3<char>& mask, int radius);

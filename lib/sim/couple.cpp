@@ -344,6 +344,14 @@ ParticlePaths start_particle_paths(const SimState& state) {
   return paths;
 }
 
+void update_particle_reach(SimState& state) {
+  if (!state.liquid || state.solids.empty()) return;
+  fluid::Liquid& liquid = *state.liquid;
+  if (liquid.reach.cells.count() == 0) return;
+  liquid.reach.particles =
+      cutcell::particle_reach(liquid.grid, liquid.solid_phi, state.surfaces.distance, liquid.reach.cells, liquid.markers);
+}
+
 Index stop_particles_at_solids(SimState& state, ParticlePaths& paths) {
   if (!state.liquid || state.solids.empty()) return 0;
   fluid::Liquid& liquid = *state.liquid;

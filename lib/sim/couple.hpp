@@ -117,6 +117,12 @@ struct ParticlePaths {
 // the last stage 4, those before this substep's stage 1).
 ParticlePaths start_particle_paths(const SimState& state);
 
+// Stage 2, before the particles move: their neighbour reach (cutcell/thin_solids.hpp)
+// where stage 6 left them, against the surfaces and cells' reach of the last
+// stage 4 (the geometry the velocities were projected with), so that advection
+// reads only velocities from their own side of a thin solid.
+void update_particle_reach(SimState& state);
+
 // Stage 6, after the SDF push-out: stops the particles whose path crossed a
 // solid surface as above (paths.start becomes the carried starts). Returns how
 // many it stopped.

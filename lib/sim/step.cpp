@@ -46,13 +46,17 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
     ScopedStage t(times, STAGE_SOLID_POSITIONS);
     for (solid::Body& b : state.solids) solid::update_positions(b, dt);
   }
-  // 2. Advect marker particles (RK2) and face velocities (semi-Lagrangian, RK2 backtrace);
-  //    remember where the particles started relative to the solids (sim/couple.hpp).
+  // 2. Advect marker particles (RK2, each through the velocities on its side of a
+  //    thin solid) and face velocities (semi-Lagrangian, RK2 backtrace); remember
+  //    where the particles started relative to the solids (sim/couple.hpp).
   const bool coupled = state.liquid && !state.solids.empty();
   ParticlePaths paths;
   {
     ScopedStage t(times, STAGE_ADVECTION);
-    if (coupled) paths = start_particle_paths(state);
+    if (coupled) {
+      paths = start_particle_paths(state);
+      update_particle_reach(state);
+    }
     if (state.liquid) fluid::advect(*state.liquid, dt);
   }
   // 3. External forces: gravity by forward Euler on fluid faces and free solid nodes.

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "lib/cutcell/thin_solids.hpp"
+#include "lib/levelset/liquid_sdf.hpp"
 #include "lib/levelset/mesh_sdf.hpp"
 #include "lib/levelset/solid_sdf.hpp"
 #include "lib/mesh/box.hpp"
@@ -48,6 +49,31 @@ TEST_CASE("thin solids: separated() sees walls the node field misses, not ordina
   CHECK(around.apart(Vec3i(3, 2, 5), Vec3i(4, 2, 5)));
   CHECK(around.apart(Vec3i(4, 2, 5), Vec3i(5, 2, 5)));
   CHECK_FALSE(around.apart(Vec3i(4, 2, 5), Vec3i(4, 3, 5)));
+
+  // A plate 0.06 m thick whose upstream face lies on the node plane x = 0.4 at
+  // its edges and bulges 0.001 m past it inside (the gate of
+  // scenes/gate_dam_break.json pushed by water, its clamped edges on the
+  // plane): the plane's nodes at the edges are inside, the others a hair
+  // outside, and cell 4's centre (0.45) is inside the plate. The node field
+  // counts cell (4, 0, 3) open and its face with cell 3 partly open; the liquid
+  // on the two sides must still be kept apart.
+  Setup bulged(Vec3(0.4, 0, 0), Vec3(0.46, 0.8, 0.8), Vec3i(1, 4, 4));
+  Points x = bulged.surfaces[0].vertices();
+  for (Index v = 0; v < x.cols(); ++v) {
+    const bool edge = x(1, v) < 1e-9 || x(1, v) > 0.8 - 1e-9 || x(2, v) < 1e-9 || x(2, v) > 0.8 - 1e-9;
+    if (x(0, v) < 0.4 + 1e-9 && !edge) x(0, v) += 0.001;
+  }
+  bulged.surfaces[0].set_vertices(x);
+  bulged.phi = levelset::sample_mesh_sdf_at_nodes(bulged.grid, bulged.surfaces[0], 5 * bulged.grid.dx);
+  levelset::resolve_surface_ties(bulged.grid, bulged.phi);
+  REQUIRE(bulged.phi(4, 0, 3) < 0);
+  REQUIRE(bulged.phi(4, 1, 3) > 0);
+  REQUIRE(levelset::solid_phi_at_cell(bulged.phi, 4, 0, 3) > 0);
+  CHECK(bulged.apart(Vec3i(3, 0, 3), Vec3i(4, 0, 3)));
+  CHECK(bulged.apart(Vec3i(4, 0, 3), Vec3i(5, 0, 3)));
+  CHECK(bulged.apart(Vec3i(3, 4, 3), Vec3i(4, 4, 3)));
+  CHECK_FALSE(bulged.apart(Vec3i(4, 0, 3), Vec3i(4, 1, 3)));
+  CHECK_FALSE(bulged.apart(Vec3i(2, 0, 3), Vec3i(3, 0, 3)));
 
   // A thick box whose face x = 0.43 passes between the centres: the node field
   // has it (cell 4's nodes at x = 0.5 are inside), an ordinary cut cell.

@@ -251,6 +251,36 @@ TEST_CASE("velocity: extrapolation does not cross a thin solid between two cell 
   }
 }
 
+TEST_CASE("velocity: a point beside a thin solid reads only the velocities on its side") {
+  // Cells x <= 3 hold liquid at u = 1 m/s, cells x >= 4 at 5 m/s, and a thin
+  // solid runs through cell 4 near its left face (the faces at x = 4 carry 3
+  // m/s). A point in cell 4 left of the solid reaches only the cells at x = 3
+  // (as a particle in the sliver between a wall and a node plane) and must move
+  // with the left side: the faces at x = 4 touch a reached cell, those at x = 5
+  // do not.
+  grid::MacGrid g;
+  g.resolution = {8, 4, 4};
+  g.dx = 0.1;
+  grid::MacVelocity u = grid::make_velocity(g);
+  for (Index idx = 0; idx < u[0].count(); ++idx) {
+    const int i = u[0].coord(idx).x();
+    u[0][idx] = i < 4 ? 1.0 : i == 4 ? 3.0 : 5.0;
+  }
+  for (int a : {1, 2})
+    for (Index idx = 0; idx < u[a].count(); ++idx) u[a][idx] = u[a].coord(idx).x() < 4 ? -1.0 : -5.0;
+  std::uint32_t left = levelset::REACH_ALL;  // from cell 4: only the cells at x = 3
+  for (int o = 0; o < 27; ++o)
+    if (o % 3 != 0) left &= ~(1u << o);
+  const Vec3 x(0.41, 0.22, 0.17);
+  const Vec3 plain = grid::interpolate_velocity(g, u, x);
+  const Vec3 v = velocity_within_reach(g, u, x, Vec3i(4, 2, 1), left);
+  CHECK(plain.x() > 3.0);  // the far side's 5 m/s mixed in
+  CHECK(v.x() == doctest::Approx(3.0));
+  CHECK(v.y() == doctest::Approx(-1.0));
+  CHECK(v.z() == doctest::Approx(-1.0));
+  CHECK((velocity_within_reach(g, u, x, Vec3i(4, 2, 1), levelset::REACH_ALL) - plain).norm() == 0);
+}
+
 TEST_CASE("velocity: a nearly closed face takes the constrained neighbouring flow, not its own pressure jump") {
   // A sloped wall cuts faces at every open fraction; after a projection, the
   // faces open less than NEARLY_CLOSED_FRACTION carry a wild value (what a large

@@ -51,3 +51,23 @@ TEST_CASE("MAC grid: trilinear interpolation reproduces linear fields exactly") 
     CHECK(interpolate(g, nodes, Sampling::node, x) == doctest::Approx(field(x)).epsilon(1e-12));
   }
 }
+
+TEST_CASE("MAC grid: interpolate_where renormalizes over the usable samples") {
+  MacGrid g;
+  g.resolution = {4, 4, 4};
+  g.dx = 0.25;
+  Array3<Real> f(g.node_size());
+  for (Index n = 0; n < f.count(); ++n) f[n] = 1.0 + 0.37 * n - 0.01 * n * n;  // no structure
+  const Vec3 x(0.3, 0.55, 0.61);  // between nodes 1 and 2 along x and y, 2 and 3 along z
+  const auto all = [](const Vec3i&) { return true; };
+  CHECK(interpolate_where(g, f, Sampling::node, x, all) ==
+        doctest::Approx(interpolate(g, f, Sampling::node, x)).epsilon(1e-14));
+  // Only the samples at x-index 1: the bilinear value of that layer.
+  const auto low_x = [](const Vec3i& s) { return s.x() == 1; };
+  const Real layer = interpolate(g, f, Sampling::node, Vec3(0.25, 0.55, 0.61));
+  CHECK(interpolate_where(g, f, Sampling::node, x, low_x) == doctest::Approx(layer).epsilon(1e-14));
+  // Nothing usable: the plain value.
+  const auto none = [](const Vec3i&) { return false; };
+  CHECK(interpolate_where(g, f, Sampling::node, x, none) ==
+        doctest::Approx(interpolate(g, f, Sampling::node, x)).epsilon(1e-14));
+}
