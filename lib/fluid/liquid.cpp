@@ -128,7 +128,7 @@ void initialize(Liquid& l, const SolidVelocity& solid_velocity) {
 void advect(Liquid& l, Real dt) {
   const bool reached = l.reach.particles.size() == static_cast<std::size_t>(l.markers.cols());
   advect_particles(l.grid, l.velocity, dt, l.markers, reached ? l.reach.particles : std::vector<std::uint32_t>{});
-  advect_velocity(l.grid, dt, l.valid, l.velocity, l.scratch);
+  advect_velocity(l.grid, dt, l.valid, l.velocity, l.scratch, l.reach.cells);
 }
 
 void apply_gravity(Liquid& l, Real dt) { fluid::apply_gravity(l.velocity, l.gravity, dt); }

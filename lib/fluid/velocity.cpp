@@ -16,9 +16,11 @@ void copy_into(const grid::MacVelocity& from, grid::MacVelocity& to) {
 }  // namespace
 
 void advect_velocity(const grid::MacGrid& grid, Real dt, const FaceFlags& valid,
-                     grid::MacVelocity& u, grid::MacVelocity& scratch) {
+                     grid::MacVelocity& u, grid::MacVelocity& scratch,
+                     const grid::Array3<std::uint32_t>& reach) {
   copy_into(u, scratch);
   const grid::MacVelocity& old = scratch;
+  const Vec3i cells = grid.cell_size();
   for (int a = 0; a < 3; ++a) {
     const grid::Sampling s = grid::face_sampling(a);
     parallel_for(0, u[a].count(), [&](Index idx) {
@@ -28,9 +30,20 @@ void advect_velocity(const grid::MacGrid& grid, Real dt, const FaceFlags& valid,
       }
       const Vec3i f = u[a].coord(idx);
       const Vec3 x = grid.position(s, f.x(), f.y(), f.z());
-      const Vec3 mid = x - 0.5 * dt * grid::interpolate_velocity(grid, old, x);
-      const Vec3 back = x - dt * grid::interpolate_velocity(grid, old, mid);
-      u[a][idx] = grid::interpolate(grid, old[a], s, back);
+      // The face's own side of a thin solid: that of its cell f (the cell before
+      // it when f is past the grid's end).
+      Vec3i cell = f;
+      if (cell[a] == cells[a]) cell[a] -= 1;
+      const std::uint32_t bits = reach.count() > 0 ? reach(cell) : levelset::REACH_ALL;
+      if (bits == levelset::REACH_ALL) {
+        const Vec3 mid = x - 0.5 * dt * grid::interpolate_velocity(grid, old, x);
+        const Vec3 back = x - dt * grid::interpolate_velocity(grid, old, mid);
+        u[a][idx] = grid::interpolate(grid, old[a], s, back);
+        return;
+      }
+      const Vec3 mid = x - 0.5 * dt * velocity_within_reach(grid, old, x, cell, bits);
+      const Vec3 back = x - dt * velocity_within_reach(grid, old, mid, cell, bits);
+      u[a][idx] = velocity_within_reach(grid, old, back, cell, bits)[a];
     });
   }
 }

@@ -18,9 +18,14 @@ using FaceFractions = std::array<grid::Array3<Real>, 3>;
 // over dt [s]. Only faces flagged in `valid` (the liquid and the extrapolation band
 // around it) are advected; the others are set to 0, the value extrapolation gives
 // faces it does not reach. `scratch` is workspace of the same shapes (reused, not
-// reallocated). Parallel over faces.
+// reallocated). `reach` (levelset::NeighbourReach's `cells`; empty = everything
+// reached): a face whose cell (the one it begins) is cut off from some
+// neighbours by a thin solid reads only the velocities on its side
+// (velocity_within_reach below, at the midpoint and the departure point), so a
+// backtrace does not fetch the flow beyond a wall thinner than a cell. Parallel over faces.
 void advect_velocity(const grid::MacGrid& grid, Real dt, const FaceFlags& valid,
-                     grid::MacVelocity& u, grid::MacVelocity& scratch);
+                     grid::MacVelocity& u, grid::MacVelocity& scratch,
+                     const grid::Array3<std::uint32_t>& reach = {});
 
 // Forward Euler u += dt g on every face; g [m/s^2].
 void apply_gravity(grid::MacVelocity& u, const Vec3& gravity, Real dt);

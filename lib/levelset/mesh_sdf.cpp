@@ -9,6 +9,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/parallel.hpp"
+#include "lib/mesh/box.hpp"
 #include "lib/mesh/check.hpp"
 #include "lib/mesh/obj.hpp"
 
@@ -482,6 +483,21 @@ std::vector<StaticSolid> obj_obstacle_solids(const std::vector<scene::Shape>& ob
       solids.push_back(
           from_obj(s, scene_file, [&](const mesh::SurfaceMesh& m) { return mesh_solid(m, s.inside_out, band); }));
   return solids;
+}
+
+std::vector<MeshDistance> obstacle_surfaces(const std::vector<scene::Shape>& obstacles,
+                                            const std::string& scene_file) {
+  std::vector<MeshDistance> out;
+  for (const scene::Shape& s : obstacles) {
+    if (s.inside_out) continue;
+    if (s.type == scene::Shape::Type::box) {
+      const mesh::TetMesh box = mesh::box_mesh(s.min, s.max, Vec3i::Ones());
+      out.emplace_back(box.rest, box.boundary);
+    } else if (s.type == scene::Shape::Type::obj) {
+      out.push_back(from_obj(s, scene_file, [](const mesh::SurfaceMesh& m) { return MeshDistance(m); }));
+    }
+  }
+  return out;
 }
 
 std::vector<std::function<bool(const Vec3&)>> obj_region_tests(const std::vector<scene::Shape>& regions,

@@ -168,6 +168,15 @@ std::vector<StaticSolid> obj_obstacle_solids(const std::vector<scene::Shape>& ob
                                              const std::string& scene_file,
                                              Real band = std::numeric_limits<Real>::infinity());
 
+// The triangle surfaces of the obstacles that can be thinner than a cell, for
+// what a node distance field cannot show (cutcell/thin_solids.hpp, particle
+// paths in sim/couple.hpp): each box (12 triangles) and obj obstacle (read and
+// validated as above), in the obstacles' order. Not included: inside-out
+// obstacles (containers, solid everywhere outside the shape: never thin) and
+// spheres (a ball is as thick as it is wide).
+std::vector<MeshDistance> obstacle_surfaces(const std::vector<scene::Shape>& obstacles,
+                                            const std::string& scene_file);
+
 // The `obj_regions` of fluid::make_liquid(): one mesh_region per obj fluid
 // region, in order, read and validated as above.
 std::vector<std::function<bool(const Vec3&)>> obj_region_tests(

@@ -162,9 +162,10 @@ linsolve::Vector stacked_velocities(const std::vector<solid::Body>& bodies, cons
 
 }  // namespace
 
-SolidSurfaces make_surfaces(const std::vector<solid::Body>& bodies) {
+SolidSurfaces make_surfaces(const std::vector<solid::Body>& bodies, std::vector<levelset::MeshDistance> obstacles) {
   SolidSurfaces s;
   for (const solid::Body& b : bodies) s.distance.emplace_back(b.x, b.mesh.boundary);
+  for (levelset::MeshDistance& d : obstacles) s.distance.push_back(std::move(d));
   s.patches.resize(bodies.size());
   return s;
 }
@@ -307,7 +308,7 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
 
 ParticlePaths start_particle_paths(const SimState& state) {
   ParticlePaths paths;
-  if (!state.liquid || state.solids.empty()) return paths;
+  if (!state.liquid || state.surfaces.distance.empty()) return paths;
   const fluid::Liquid& liquid = *state.liquid;
   const grid::MacGrid& g = liquid.grid;
   paths.start = liquid.markers;
@@ -345,7 +346,7 @@ ParticlePaths start_particle_paths(const SimState& state) {
 }
 
 void update_particle_reach(SimState& state) {
-  if (!state.liquid || state.solids.empty()) return;
+  if (!state.liquid || state.surfaces.distance.empty()) return;
   fluid::Liquid& liquid = *state.liquid;
   if (liquid.reach.cells.count() == 0) return;
   liquid.reach.particles =
@@ -353,7 +354,7 @@ void update_particle_reach(SimState& state) {
 }
 
 Index stop_particles_at_solids(SimState& state, ParticlePaths& paths) {
-  if (!state.liquid || state.solids.empty()) return 0;
+  if (!state.liquid || state.surfaces.distance.empty()) return 0;
   fluid::Liquid& liquid = *state.liquid;
   const grid::MacGrid& g = liquid.grid;
   Points& start = paths.start;

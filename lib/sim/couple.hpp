@@ -49,9 +49,13 @@ struct SimState;
 // away would cost a full-mesh search per node.
 constexpr Real SOLID_BAND_CELLS = 5;
 
-// The moving geometry of the deformable solids, one entry per body.
+// The solids' triangle surfaces: `distance` holds one entry per body (its
+// boundary at the current positions), then one per static obstacle that has a
+// surface (levelset::obstacle_surfaces: boxes and obj meshes), which never
+// moves. The thin-solid stages and the particle paths read all of them; the
+// patches and the coupling only the bodies'.
 struct SolidSurfaces {
-  std::vector<levelset::MeshDistance> distance;              // boundary at the current positions
+  std::vector<levelset::MeshDistance> distance;              // bodies, then obstacles
   std::vector<std::vector<cutcell::SurfacePatch>> patches;   // clipped boundary triangles
   grid::Array3<Real> phi;                                    // workspace: one body's node SDF
 };
@@ -67,8 +71,9 @@ struct CoupledAssembly {
 // Called with each substep's coupled system before it is solved (benchmarks).
 using SystemObserver = std::function<void(const coupling::CoupledSystem&)>;
 
-// The solids' surfaces at their current positions (no patches yet).
-SolidSurfaces make_surfaces(const std::vector<solid::Body>& bodies);
+// The bodies' surfaces at their current positions (no patches yet), then `obstacles`.
+SolidSurfaces make_surfaces(const std::vector<solid::Body>& bodies,
+                            std::vector<levelset::MeshDistance> obstacles = {});
 
 // Stage 4 for the solids (needs state.liquid): moves the surfaces to the
 // bodies' positions; liquid.solid_phi = min(static_phi, each body's SDF clamped

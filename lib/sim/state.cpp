@@ -49,13 +49,13 @@ SimState build_state(const scene::Scene& scene) {
   }
   state.liquid = fluid::make_liquid(scene, levelset::static_solid_from_scene(scene.obstacles, std::move(obj_obstacles)),
                                     levelset::obj_region_tests(scene.fluid.regions, scene.file));
-  if (!state.solids.empty()) {
+  state.surfaces = make_surfaces(state.solids, levelset::obstacle_surfaces(scene.obstacles, scene.file));
+  if (!state.surfaces.distance.empty()) {
     // The liquid was seeded around the static obstacles only: drop the particles
     // inside the deformable solids, then start from the combined distance fields.
-    state.surfaces = make_surfaces(state.solids);
     fluid::remove_particles(*state.liquid, [&](const Vec3& x) {
-      for (const levelset::MeshDistance& d : state.surfaces.distance)
-        if (d.inside(x)) return true;
+      for (std::size_t b = 0; b < state.solids.size(); ++b)
+        if (state.surfaces.distance[b].inside(x)) return true;
       return false;
     });
     update_solid_fields(state);

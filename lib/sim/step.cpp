@@ -50,10 +50,11 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
   //    thin solid) and face velocities (semi-Lagrangian, RK2 backtrace); remember
   //    where the particles started relative to the solids (sim/couple.hpp).
   const bool coupled = state.liquid && !state.solids.empty();
+  const bool surfaces = state.liquid && !state.surfaces.distance.empty();  // bodies or box/obj obstacles
   ParticlePaths paths;
   {
     ScopedStage t(times, STAGE_ADVECTION);
-    if (coupled) {
+    if (surfaces) {
       paths = start_particle_paths(state);
       update_particle_reach(state);
     }
@@ -71,7 +72,7 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
   //    obstacles), face open fractions, cut cells; liquid SDF at cell centres.
   {
     ScopedStage t(times, STAGE_DISTANCE_FIELDS);
-    if (coupled) update_solid_fields(state);
+    if (surfaces) update_solid_fields(state);
     if (state.liquid) fluid::update_distance_fields(*state.liquid);
   }
   // 5. Pressure projection: liquid and solids together (19) / (33); the liquid
@@ -94,7 +95,7 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
   {
     ScopedStage t(times, STAGE_EXTRAPOLATION);
     if (state.liquid) fluid::extrapolate_and_constrain(*state.liquid, solid_velocity(state));
-    if (coupled) stop_particles_at_solids(state, paths);
+    if (surfaces) stop_particles_at_solids(state, paths);
     for (solid::Body& b : state.solids) {
       solid::collide_walls(b, scene.grid.origin, scene.grid.max());
       solid::check_finite(b);

@@ -251,6 +251,38 @@ TEST_CASE("velocity: extrapolation does not cross a thin solid between two cell 
   }
 }
 
+TEST_CASE("velocity: advection does not fetch velocities from beyond a thin solid") {
+  // Liquid moving right at 1 m/s on both sides of a thin solid between the cell
+  // columns x = 3 and 4 (neither reaches the other side), rising at 2 m/s left
+  // of it and not at all right of it. Over half a cell's step, the faces right of
+  // the solid backtrace into it: they must keep the right side's still vertical
+  // velocity, not fetch the left side's (1 m/s without the reach).
+  grid::MacGrid g;
+  g.resolution = {8, 4, 2};
+  g.dx = 0.1;
+  grid::Array3<std::uint32_t> reach(g.cell_size(), levelset::REACH_ALL);
+  for (int j = 0; j < 4; ++j)
+    for (int k = 0; k < 2; ++k)
+      for (int o = 0; o < 27; ++o) {
+        if (o % 3 == 2) reach(3, j, k) &= ~(1u << o);
+        if (o % 3 == 0) reach(4, j, k) &= ~(1u << o);
+      }
+  for (const bool thin : {false, true}) {
+    grid::MacVelocity u = grid::make_velocity(g), scratch;
+    FaceFlags valid;
+    for (int a = 0; a < 3; ++a) valid[a].resize(g.face_size(a), 1);
+    u[0].fill(1);
+    for (Index idx = 0; idx < u[1].count(); ++idx)
+      if (u[1].coord(idx).x() < 4) u[1][idx] = 2;
+    advect_velocity(g, 0.05, valid, u, scratch, thin ? reach : grid::Array3<std::uint32_t>());
+    Real beyond = 0;
+    for (Index idx = 0; idx < u[1].count(); ++idx)
+      if (u[1].coord(idx).x() >= 4) beyond = std::max(beyond, std::abs(u[1][idx]));
+    CHECK(beyond == doctest::Approx(thin ? 0.0 : 1.0));
+    CHECK(u[1](2, 1, 1) == doctest::Approx(2.0));  // the left side's own values are carried along
+  }
+}
+
 TEST_CASE("velocity: a point beside a thin solid reads only the velocities on its side") {
   // Cells x <= 3 hold liquid at u = 1 m/s, cells x >= 4 at 5 m/s, and a thin
   // solid runs through cell 4 near its left face (the faces at x = 4 carry 3

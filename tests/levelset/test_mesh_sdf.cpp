@@ -433,6 +433,37 @@ TEST_CASE("mesh SDF: mesh_solid and inside_out, mesh_region, scene obj helpers")
   }
 }
 
+TEST_CASE("mesh SDF: obstacle_surfaces: boxes and obj meshes, not spheres or containers") {
+  scene::Shape box;
+  box.type = scene::Shape::Type::box;
+  box.min = Vec3(0.1, -0.2, 0);
+  box.max = Vec3(0.3, 0.5, 0.02);  // a plate 0.02 m thick
+  scene::Shape ball;
+  ball.type = scene::Shape::Type::sphere;
+  ball.radius = 0.1;
+  scene::Shape container = box;
+  container.inside_out = true;
+  scene::Shape cube;
+  cube.type = scene::Shape::Type::obj;
+  cube.path = mesh_path("cube.obj");
+  cube.pointer = "/obstacles/3";
+  const std::vector<MeshDistance> surfaces = obstacle_surfaces({box, ball, container, cube}, "scene.json");
+  REQUIRE(surfaces.size() == 2);
+  CHECK(surfaces[0].triangles().size() == 12);
+  // The box's surface is the analytic box's, signs included (outward triangles).
+  std::mt19937_64 rng(5);
+  int wrong = 0;
+  for (int s = 0; s < 500; ++s) {
+    const Vec3 x = random_point(rng, Vec3(0, -0.3, -0.1), Vec3(0.4, 0.6, 0.12));
+    if (std::abs(surfaces[0].signed_distance(x) - box_sdf(box.min, box.max, x)) > 1e-12) ++wrong;
+  }
+  CHECK(wrong == 0);
+  CHECK(surfaces[0].segment_hits(Vec3(0.2, 0, -0.01), Vec3(0.2, 0, 0.03)).count == 2);
+  CHECK(surfaces[1].inside(Vec3(0, 0, 0)));
+  cube.path = mesh_path("no_such.obj");
+  CHECK_THROWS_AS(obstacle_surfaces({cube}, "scene.json"), MissingInputError);
+}
+
 TEST_CASE("mesh SDF: narrow-band node samples are exact inside the band and keep their signs outside") {
   grid::MacGrid g;
   g.resolution = Vec3i(30, 32, 34);
