@@ -167,8 +167,9 @@ TEST_SUITE("validation") {
   void check_gate(const std::vector<scene::Override>& overrides) {
     sim::SimState s =
         sim::build_state(scene::load_scene((test::source_dir() / "scenes/gate_dam_break.json").string(), overrides));
-    // The gate is clamped along all four edges and bends only to the right, so
-    // a particle right of its rightmost node has passed it.
+    // The gate is clamped along its top and side edges, its bottom edge free on
+    // the floor; it bends only to the right, so a particle right of its
+    // rightmost node has passed it.
     const Real rest_edge = right_edge(s.solids[0]);
     const Real v0 = fluid::liquid_volume(*s.liquid);
     Index passed = 0;
