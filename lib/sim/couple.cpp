@@ -174,6 +174,11 @@ void update_solid_fields(SimState& state) {
   fluid::Liquid& liquid = *state.liquid;
   SolidSurfaces& surfaces = state.surfaces;
   const grid::MacGrid& grid = liquid.grid;
+  if (surfaces.fixed) {
+    liquid.reach.particles =
+        cutcell::particle_reach(grid, liquid.solid_phi, surfaces.distance, liquid.reach.cells, liquid.markers);
+    return;
+  }
   if (liquid.static_phi.count() == 0) fluid::refresh_solid(liquid);
   liquid.solid_phi = liquid.static_phi;
   const Real band = SOLID_BAND_CELLS * grid.dx;
@@ -191,6 +196,7 @@ void update_solid_fields(SimState& state) {
   grid::Array3<char> thin_cells;
   cutcell::close_thin_solid_faces(grid, liquid.solid_phi, surfaces.distance, liquid.fractions, thin_cells);
   liquid.reach = cutcell::neighbour_reach(grid, liquid.solid_phi, surfaces.distance, thin_cells, liquid.markers);
+  surfaces.fixed = state.solids.empty();
 }
 
 CoupledAssembly assemble_coupled(SimState& state, Real dt) {
@@ -385,13 +391,38 @@ Index stop_particles_at_solids(SimState& state, ParticlePaths& paths) {
       }
     }
     if (!by) return;
-    const mesh::Triangle& t = by->triangles()[static_cast<std::size_t>(first.triangle)];
-    const Points& v = by->vertices();
-    const Vec3 n = (v.col(t[1]) - v.col(t[0])).cross(v.col(t[2]) - v.col(t[0]));
+    const auto normal = [by](Index triangle) {
+      const mesh::Triangle& t = by->triangles()[static_cast<std::size_t>(triangle)];
+      const Points& v = by->vertices();
+      return Vec3((v.col(t[1]) - v.col(t[0])).cross(v.col(t[2]) - v.col(t[0])));
+    };
+    const Vec3 n = normal(first.triangle);
     const Vec3 d = e - s;
     // Leaving a solid (the start was inside it): the SDF push-out's business.
     if (!(n.dot(d) < 0) || !(n.norm() > 0)) return;
-    const Vec3 x = first.point + margin * n.normalized();
+    // In and out again through faces that do not face each other: the path
+    // grazed a convex part, and the push-out has already put its end outside.
+    // Stopping it at the entry would take away its motion along the surface
+    // (liquid splashing over a torus packed at the entry points: -14 % volume
+    // in 1 s, against -8 % with the push-out alone).
+    if (first.count >= 2) {
+      const Vec3 m = normal(first.last_triangle);
+      if (!(m.norm() > 0) || !(n.normalized().dot(m.normalized()) < cutcell::WALL_NORMALS)) return;
+    }
+    // Back on the side it came from: at the surface point nearest the end when
+    // that lies on a face turned the same way as the entry, so the particle
+    // keeps its motion along the surface (the push-out follows the trilinear
+    // node distance, which lies up to ~dx^2 / (8 R) inside a curved solid's
+    // triangles: stopped at their entry points, liquid splashing over a torus
+    // packed there, -14 % volume in 1 s against -8 %); else at the entry point
+    // (through a wall, the nearest point may be on its far face).
+    const Vec3 entry = n.normalized();
+    Vec3 x = first.point + margin * entry;
+    const levelset::MeshHit near = by->closest(e, g.dx);
+    if (first.count == 1 && near.found) {
+      if (near.distance >= 0) return;  // the end is not inside after all (an edge grazed)
+      if (near.normal.dot(entry) > 0) x = near.point + margin * near.normal;
+    }
     liquid.markers.col(p) = x.cwiseMax(lo).cwiseMin(hi);
     stopped[static_cast<std::size_t>(p)] = 1;
   });

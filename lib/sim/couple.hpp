@@ -58,6 +58,7 @@ struct SolidSurfaces {
   std::vector<levelset::MeshDistance> distance;              // bodies, then obstacles
   std::vector<std::vector<cutcell::SurfacePatch>> patches;   // clipped boundary triangles
   grid::Array3<Real> phi;                                    // workspace: one body's node SDF
+  bool fixed = false;  // no bodies and the static fields computed: stage 4 only updates particles
 };
 
 // One substep's coupled system and where its unknowns come from.
@@ -77,7 +78,9 @@ SolidSurfaces make_surfaces(const std::vector<solid::Body>& bodies,
 
 // Stage 4 for the solids (needs state.liquid): moves the surfaces to the
 // bodies' positions; liquid.solid_phi = min(static_phi, each body's SDF clamped
-// to +-SOLID_BAND_CELLS dx); face fractions; patches.
+// to +-SOLID_BAND_CELLS dx); face fractions, closed across thin solids;
+// patches; the neighbour reach. Without bodies (static obstacles only) all of it
+// is computed once, and later calls only update the particles' reach.
 void update_solid_fields(SimState& state);
 
 // Assembles the coupled system of the current state for step length dt [s]
@@ -101,8 +104,10 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
 // solid: a particle within PATH_ANCHOR_CELLS of a solid at the start is
 // anchored to the nearest surface point (body, triangle, barycentric) and its
 // start is carried along with that point's displacement. A particle whose path
-// from the carried start to its end meets a triangle is put back on the side
-// it came from, PATH_MARGIN_CELLS dx off the surface at the first meeting.
+// from the carried start to its end enters a solid and stays in it, or passes
+// through it (leaves through a face facing the one it entered by, as through a
+// wall: cutcell::WALL_NORMALS), is put back on the side it came from,
+// PATH_MARGIN_CELLS dx off the surface at the first meeting.
 constexpr Real PATH_ANCHOR_CELLS = 2;
 constexpr Real PATH_MARGIN_CELLS = 1e-3;
 
