@@ -155,7 +155,8 @@ linsolve::Report project(Liquid& l, Real dt) {
 void extrapolate_and_constrain(Liquid& l, const SolidVelocity& solid_velocity) {
   release_nearly_closed(l.fractions, l.valid);
   extrapolate_velocity(l.velocity, l.valid, l.extrapolation_layers, l.reach.cells);
-  constrain_velocity(l.grid, l.solid_phi, l.fractions, l.valid, l.velocity, l.scratch, solid_velocity);
+  constrain_velocity(l.grid, l.solid_phi, l.fractions, l.valid, l.velocity, l.scratch, solid_velocity,
+                     l.reach.cells);
   push_particles_out(l.grid, l.solid_phi, l.markers);
 }
 

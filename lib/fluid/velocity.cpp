@@ -133,7 +133,7 @@ void release_nearly_closed(const FaceFractions& fractions, FaceFlags& valid) {
 void constrain_velocity(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                         const FaceFractions& fractions, const FaceFlags& valid,
                         grid::MacVelocity& u, grid::MacVelocity& scratch,
-                        const SolidVelocity& solid_velocity) {
+                        const SolidVelocity& solid_velocity, const grid::Array3<std::uint32_t>& reach) {
   copy_into(u, scratch);
   const grid::MacVelocity& old = scratch;
   for (int a = 0; a < 3; ++a) {
@@ -147,6 +147,15 @@ void constrain_velocity(const grid::MacGrid& grid, const grid::Array3<Real>& sol
       }
       if (fractions[a][idx] >= NEARLY_CLOSED_FRACTION || !valid[a][idx]) return;
       const Vec3 x = grid.position(s, f.x(), f.y(), f.z());
+      if (reach.count() > 0) {
+        Vec3i left = f;
+        left[a] -= 1;
+        const int across = 13 + (a == 0 ? 1 : a == 1 ? 3 : 9);
+        if (!((reach(left) >> across) & 1)) {
+          u[a][idx] = solid_velocity ? solid_velocity(x)[a] : 0;
+          return;
+        }
+      }
       const Vec3 g = node_field_gradient(grid, solid_phi, x);
       const Real g2 = g.squaredNorm();
       if (!(g2 > 0)) return;

@@ -80,9 +80,16 @@ void release_nearly_closed(const FaceFractions& fractions, FaceFlags& valid);
 // SDF `solid_phi` [m]), and the face keeps the result. Faces on the domain walls are set to 0. Only faces flagged in
 // `valid` (after extrapolation: those within reach of the liquid) are
 // constrained; the others are 0 already. `scratch` is workspace.
+// `reach` (levelset::NeighbourReach's `cells`; empty = none): a face whose two
+// cells do not reach each other is closed by a solid thinner than a cell, which
+// the node SDF's gradient does not see; its component is the solid's,
+// u_a = v_s . e_a (the wall crosses the segment between the cells' centres).
+// Why: it kept the extrapolated flow towards the wall, and particles beside a
+// soft thin wall ran into it and packed (-10 % volume in 1 s).
 void constrain_velocity(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                         const FaceFractions& fractions, const FaceFlags& valid,
                         grid::MacVelocity& u, grid::MacVelocity& scratch,
-                        const SolidVelocity& solid_velocity = {});
+                        const SolidVelocity& solid_velocity = {},
+                        const grid::Array3<std::uint32_t>& reach = {});
 
 }  // namespace fsicut::fluid

@@ -283,6 +283,41 @@ TEST_CASE("velocity: advection does not fetch velocities from beyond a thin soli
   }
 }
 
+TEST_CASE("velocity: a face closed by a thin solid takes the solid's velocity across it") {
+  // Liquid streaming right at 2 m/s at a thin solid between the cell columns
+  // x = 3 and 4, which moves at 0.5 m/s. The node SDF does not see it (constant
+  // here: no gradient), so only the cells' reach tells the constraint that the
+  // faces at x = 4 are closed by it: they must take its 0.5 m/s.
+  grid::MacGrid g;
+  g.resolution = {8, 4, 2};
+  g.dx = 0.1;
+  grid::Array3<std::uint32_t> reach(g.cell_size(), levelset::REACH_ALL);
+  for (int j = 0; j < 4; ++j)
+    for (int k = 0; k < 2; ++k)
+      for (int o = 0; o < 27; ++o) {
+        if (o % 3 == 2) reach(3, j, k) &= ~(1u << o);
+        if (o % 3 == 0) reach(4, j, k) &= ~(1u << o);
+      }
+  grid::Array3<Real> solid_phi(g.node_size(), 1.0);
+  FaceFractions fractions;
+  FaceFlags valid;
+  for (int a = 0; a < 3; ++a) {
+    fractions[a].resize(g.face_size(a), 1.0);
+    valid[a].resize(g.face_size(a), 1);
+  }
+  for (int j = 0; j < 4; ++j)
+    for (int k = 0; k < 2; ++k) fractions[0](4, j, k) = 0;
+  const SolidVelocity wall = [](const Vec3&) { return Vec3(0.5, 0, 0); };
+  for (const bool thin : {false, true}) {
+    grid::MacVelocity u = grid::make_velocity(g, 2.0), scratch;
+    constrain_velocity(g, solid_phi, fractions, valid, u, scratch, wall,
+                       thin ? reach : grid::Array3<std::uint32_t>());
+    CHECK(u[0](4, 1, 1) == doctest::Approx(thin ? 0.5 : 2.0));
+    CHECK(u[0](3, 1, 1) == doctest::Approx(2.0));  // open faces keep their value
+    CHECK(u[1](4, 1, 1) == doctest::Approx(2.0));
+  }
+}
+
 TEST_CASE("velocity: a point beside a thin solid reads only the velocities on its side") {
   // Cells x <= 3 hold liquid at u = 1 m/s, cells x >= 4 at 5 m/s, and a thin
   // solid runs through cell 4 near its left face (the faces at x = 4 carry 3

@@ -110,14 +110,18 @@ TEST_SUITE("validation") {
     CHECK(apart < 1e-9);
   }
 
-  TEST_CASE("leak-proof: a wall half a cell thick holds the water on its side for 2 s - pinned and bulging") {
-    // Pinned whole; then pinned along its top and bottom edges only, soft, so
-    // that it bulges under the water and moves.
+  TEST_CASE("leak-proof: a wall half a cell thick holds the water on its side for 2 s - pinned, bulging, swinging") {
+    // Pinned whole; then pinned along its top and bottom edges only, stiff, so
+    // that it bulges under the water and moves; then soft, so that it swings by
+    // more than a cell.
     const std::string whole = R"({ "type": "box", "min": [0.7, -0.1, -0.1], "max": [1.0, 1.1, 0.3] })";
     const std::string edges = R"({ "type": "box", "min": [0.7, -0.1, -0.1], "max": [1.0, 0.001, 0.3] },
                                  { "type": "box", "min": [0.7, 0.999, -0.1], "max": [1.0, 1.1, 0.3] })";
-    for (const bool bulging : {false, true}) {
-      sim::SimState s = test::coupled_state(thin_wall(bulging ? edges : whole, bulging ? "1e8" : "1e6"));
+    enum Wall { pinned, bulging, swinging };
+    for (const Wall wall : {pinned, bulging, swinging}) {
+      const char* name = wall == pinned ? "pinned" : wall == bulging ? "bulging" : "swinging";
+      sim::SimState s = test::coupled_state(
+          thin_wall(wall == pinned ? whole : edges, wall == pinned ? "1e6" : wall == bulging ? "1e8" : "5e6"));
       const Real v0 = fluid::liquid_volume(*s.liquid);
       Index crossed = 0;
       Real worst = 0, moved = 0;
@@ -128,15 +132,18 @@ TEST_SUITE("validation") {
         moved = std::max(moved, right_edge(st.solids[0]) - rest_edge);
       });
       const Real drift = fluid::liquid_volume(*s.liquid) / v0 - 1;
-      MESSAGE(std::string(bulging ? "bulging" : "pinned") << " wall: particles past it " << crossed << ", largest liquid speed "
-                                               << worst << " m/s, wall moved " << moved << " m, volume drift "
-                                               << 100 * drift << " %");
+      MESSAGE(std::string(name) << " wall: particles past it " << crossed << ", largest liquid speed " << worst
+                   << " m/s, wall moved " << moved << " m, volume drift " << 100 * drift << " %");
       CHECK(crossed == 0);
-      CHECK(std::abs(drift) < 0.01);
       // Still water beside the pinned wall stays still, as beside a thick one
       // (before the neighbour reach of the liquid fraction: 0.12 m/s).
-      if (!bulging) CHECK(worst < STILL_SPEED);
-      if (bulging) CHECK(moved > 0.1 * 0.025);  // it moved: a tenth of its thickness at least
+      if (wall == pinned) CHECK(worst < STILL_SPEED);
+      if (wall == bulging) CHECK(moved > 0.1 * 0.025);  // a tenth of its thickness at least
+      if (wall == swinging) CHECK(moved > 0.05);        // more than a cell
+      // The volume: 1 % while the wall moves less than a cell; swinging by more,
+      // the "few %" of the gate test below (before faces closed by the wall took
+      // its velocity, the liquid beside it ran into it and packed: -10 % in 1 s).
+      CHECK(std::abs(drift) < (wall == swinging ? 0.05 : 0.01));
     }
   }
 
