@@ -110,7 +110,7 @@ TEST_SUITE("validation") {
     CHECK(apart < 1e-9);
   }
 
-  TEST_CASE("leak-proof: a wall half a cell thick holds the water on its side for 2 s - pinned, bulging, swinging") {
+  TEST_CASE("leak-proof: a wall half a cell thick holds the water on its side for 2 s - pinned / bulging / swinging") {
     // Pinned whole; then pinned along its top and bottom edges only, stiff, so
     // that it bulges under the water and moves; then soft, so that it swings by
     // more than a cell.
