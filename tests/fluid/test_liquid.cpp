@@ -16,6 +16,19 @@ grid::MacGrid unit_grid(int n) {
   g.dx = 1.0 / n;
   return g;
 }
+
+// The cells' reach (levelset::NeighbourReach) with a thin solid between the
+// cell columns x = 3 and x = 4: neither column reaches across it.
+grid::Array3<std::uint32_t> reach_cut_between_columns_3_and_4(const grid::MacGrid& g) {
+  grid::Array3<std::uint32_t> reach(g.cell_size(), levelset::REACH_ALL);
+  for (int j = 0; j < g.resolution.y(); ++j)
+    for (int k = 0; k < g.resolution.z(); ++k)
+      for (int o = 0; o < 27; ++o) {
+        if (o % 3 == 2) reach(3, j, k) &= ~(1u << o);
+        if (o % 3 == 0) reach(4, j, k) &= ~(1u << o);
+      }
+  return reach;
+}
 }  // namespace
 
 TEST_CASE("particles: seeding is deterministic and fills the region at the requested density") {
@@ -226,13 +239,7 @@ TEST_CASE("velocity: extrapolation does not cross a thin solid between two cell 
   grid::MacGrid g;
   g.resolution = {8, 8, 2};
   g.dx = 0.1;
-  grid::Array3<std::uint32_t> reach(g.cell_size(), levelset::REACH_ALL);
-  for (int j = 0; j < 8; ++j)
-    for (int k = 0; k < 2; ++k)
-      for (int o = 0; o < 27; ++o) {
-        if (o % 3 == 2) reach(3, j, k) &= ~(1u << o);
-        if (o % 3 == 0) reach(4, j, k) &= ~(1u << o);
-      }
+  const grid::Array3<std::uint32_t> reach = reach_cut_between_columns_3_and_4(g);
   for (const bool thin : {false, true}) {
     grid::MacVelocity u = grid::make_velocity(g);
     FaceFlags valid;
@@ -260,13 +267,7 @@ TEST_CASE("velocity: advection does not fetch velocities from beyond a thin soli
   grid::MacGrid g;
   g.resolution = {8, 4, 2};
   g.dx = 0.1;
-  grid::Array3<std::uint32_t> reach(g.cell_size(), levelset::REACH_ALL);
-  for (int j = 0; j < 4; ++j)
-    for (int k = 0; k < 2; ++k)
-      for (int o = 0; o < 27; ++o) {
-        if (o % 3 == 2) reach(3, j, k) &= ~(1u << o);
-        if (o % 3 == 0) reach(4, j, k) &= ~(1u << o);
-      }
+  const grid::Array3<std::uint32_t> reach = reach_cut_between_columns_3_and_4(g);
   for (const bool thin : {false, true}) {
     grid::MacVelocity u = grid::make_velocity(g), scratch;
     FaceFlags valid;
@@ -291,13 +292,7 @@ TEST_CASE("velocity: a face closed by a thin solid takes the solid's velocity ac
   grid::MacGrid g;
   g.resolution = {8, 4, 2};
   g.dx = 0.1;
-  grid::Array3<std::uint32_t> reach(g.cell_size(), levelset::REACH_ALL);
-  for (int j = 0; j < 4; ++j)
-    for (int k = 0; k < 2; ++k)
-      for (int o = 0; o < 27; ++o) {
-        if (o % 3 == 2) reach(3, j, k) &= ~(1u << o);
-        if (o % 3 == 0) reach(4, j, k) &= ~(1u << o);
-      }
+  const grid::Array3<std::uint32_t> reach = reach_cut_between_columns_3_and_4(g);
   grid::Array3<Real> solid_phi(g.node_size(), 1.0);
   FaceFractions fractions;
   FaceFlags valid;
