@@ -204,6 +204,11 @@ SparseMatrix coarse_operator(const SparseMatrix& A, const std::vector<int>& pare
 
 }  // namespace
 
+Multigrid::Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells, LinearOperator lowering)
+    : Multigrid(std::move(A), cells) {
+  lowering_ = std::move(lowering);
+}
+
 Multigrid::Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells) {
   // Reserved: a reallocation would copy every level's matrices.
   levels_.reserve(MAX_LEVELS);
@@ -233,20 +238,29 @@ void Multigrid::cycle(std::size_t l, const Vector& b, Vector& x) const {
     return;
   }
   const Vector& m = level.inverse_smoother;
+  // The level's right side less C x (finest level with a lowering C): the
+  // smoother and residual of S = A - C are A's applied to b + C x.
+  const bool lowered = l == 0 && lowering_;
+  const auto shifted = [&]() -> const Vector& {
+    if (!lowered) return b;
+    lowering_(x, level.lowered);
+    for_rows(b.size(), [&](Index i) { level.lowered[i] += b[i]; });
+    return level.lowered;
+  };
   x.resize(b.size());
   for_rows(b.size(), [&](Index i) { x[i] = m[i] * b[i]; });
   for (int s = 1; s < SWEEPS; ++s) {
-    sweep(level.A, m, b, x, level.scratch);
+    sweep(level.A, m, shifted(), x, level.scratch);
     x.swap(level.scratch);
   }
-  residual(level.A, b, x, level.residual);
+  residual(level.A, shifted(), x, level.residual);
   const Level& coarse = levels_[l + 1];
   multiply(level.restriction, level.residual, coarse.rhs);
   cycle(l + 1, coarse.rhs, coarse.x);
   multiply(level.prolongation, coarse.x, level.scratch);
   for_rows(x.size(), [&](Index i) { x[i] += level.scratch[i]; });
   for (int s = 0; s < SWEEPS; ++s) {
-    sweep(level.A, m, b, x, level.scratch);
+    sweep(level.A, m, shifted(), x, level.scratch);
     x.swap(level.scratch);
   }
 }
