@@ -19,7 +19,8 @@
 // 2 M - A is then strictly diagonally dominant, so every sweep converges in the
 // A-norm for any SPD A (no spectral estimate needed); on the 7-point Laplacian
 // it is Jacobi damped by 0.83. Two sweeps before and after the coarse
-// correction, starting from zero, and an exact solve on the coarsest level make
+// correction (three on the finest level of a lowered operator, below),
+// starting from zero, and an exact solve on the coarsest level make
 // the cycle a symmetric positive-definite operator for any SPD coarse
 // operators: PCG stays valid. Every kernel is a row-parallel sparse product (no
 // triangular solve).
