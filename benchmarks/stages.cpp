@@ -8,10 +8,13 @@
 // Scenes with liquid and solids also get "coupled_solve": each substep's
 // coupled system solved again on its own in the SPD form (33) as sim::step
 // solves it (the scene's coupling/preconditioner), from zero: medians of the
-// assembly of (33) from the blocks, the set-up of the pressure block's
-// preconditioner, the whole PCG solve (all set-up included), its iterations,
-// and the seconds per iteration (the solve less the assembly, the pressure
-// set-up and the solid block's Cholesky factorization, over the iterations).
+// assembly of (33) from the blocks, the set-up of its preconditioner
+// (coupling::spd_preconditioner: the pressure preconditioner and the solid
+// factorizations), the whole PCG solve (all set-up included), its iterations,
+// the seconds per iteration (the solve less the assembly and the set-up, over
+// the iterations) and the bandwidth floor of one plain PCG iteration in bytes
+// (the matrix of (33) once and six vectors). "peak_rss_mb": the process's peak
+// resident memory.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include <Eigen/SparseCholesky>
+#include <sys/resource.h>
 
 #include "lib/core/error.hpp"
 #include "lib/core/parallel.hpp"
@@ -45,8 +48,15 @@ double now() {
 }
 
 struct CoupledTimes {
-  std::vector<double> assembly, preconditioner, solve, iterations, unknowns, per_iteration;
+  std::vector<double> assembly, preconditioner, solve, iterations, unknowns, per_iteration, floor_bytes;
 };
+
+// Peak resident memory of this process [MB] (Linux: ru_maxrss in kB).
+double peak_rss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024.0;
+}
 
 // Solves `sys` in the SPD form as sim::step does, timing the parts.
 void time_coupled(const fsicut::coupling::CoupledSystem& sys, const fsicut::scene::Coupling& c, CoupledTimes& out) {
@@ -60,27 +70,23 @@ void time_coupled(const fsicut::coupling::CoupledSystem& sys, const fsicut::scen
   double t = now();
   const fsicut::coupling::SpdSystem spd = fsicut::coupling::spd_system(sys, settings);
   out.assembly.push_back(now() - t);
-  const int np = sys.cells();
   t = now();
-  const auto pressure_block = fsicut::linsolve::make_preconditioner(
-      settings.preconditioner, fsicut::linsolve::SparseMatrix(spd.matrix.topLeftCorner(np, np)), sys.grid_cells);
+  { const auto preconditioner = fsicut::coupling::spd_preconditioner(sys, spd, settings); }
   const double setup = now() - t;
   out.preconditioner.push_back(setup);
-  const int nv = sys.dofs();
-  t = now();
-  if (nv > 0) {
-    const Eigen::SparseMatrix<fsicut::Real> block = spd.matrix.bottomRightCorner(nv, nv);
-    Eigen::SimplicialLLT<Eigen::SparseMatrix<fsicut::Real>> solid(block);
-  }
-  const double solid_factorization = now() - t;
   t = now();
   const fsicut::coupling::CoupledSolution x = fsicut::coupling::solve_spd(sys, settings, {});
   const double solve = now() - t;
   out.solve.push_back(solve);
   out.iterations.push_back(x.report.iterations);
   out.unknowns.push_back(x.report.unknowns);
-  const double fixed = out.assembly.back() + setup + solid_factorization;
+  const double fixed = out.assembly.back() + setup;
   if (x.report.iterations > 0) out.per_iteration.push_back((solve - fixed) / x.report.iterations);
+  // The memory traffic one plain PCG iteration cannot avoid: the matrix of (33)
+  // once (values, column indices, row starts) and six vectors.
+  const double n = static_cast<double>(spd.matrix.rows());
+  out.floor_bytes.push_back(static_cast<double>(spd.matrix.nonZeros()) * (sizeof(fsicut::Real) + sizeof(int)) +
+                            (n + 1) * sizeof(int) + 6 * n * sizeof(fsicut::Real));
 }
 
 }  // namespace
@@ -142,11 +148,12 @@ int main(int argc, char** argv) {
                 median(unknowns));
     if (!coupled.solve.empty())
       std::printf(", \"coupled_solve\": {\"systems\": %zu, \"assembly\": %.6g, \"preconditioner\": %.6g, "
-                  "\"solve\": %.6g, \"iterations\": %.6g, \"unknowns\": %.6g, \"seconds_per_iteration\": %.6g}",
+                  "\"solve\": %.6g, \"iterations\": %.6g, \"unknowns\": %.6g, \"seconds_per_iteration\": %.6g, "
+                  "\"floor_bytes_per_iteration\": %.6g}",
                   coupled.solve.size(), median(coupled.assembly), median(coupled.preconditioner),
                   median(coupled.solve), median(coupled.iterations), median(coupled.unknowns),
-                  median(coupled.per_iteration));
-    std::printf("}\n");
+                  median(coupled.per_iteration), median(coupled.floor_bytes));
+    std::printf(", \"peak_rss_mb\": %.6g}\n", peak_rss_mb());
     return 0;
   } catch (const fsicut::Error& e) {
     std::fprintf(stderr, "fsicut_bench_stages: %s\n", e.what());

@@ -42,11 +42,13 @@
 //        b1  = b_f + J Z1^-1 w,   b2  = -Z2 Z1^-1 w,
 //    scaled by alpha (33): [A11  alpha A12; alpha A21  alpha^2 A22] [p; v/alpha]
 //    = [b1; alpha b2]. Symmetric positive definite whenever F is (32), for every
-//    sigma in (0, 1) and alpha != 0; solved with PCG, preconditioned block by
-//    block: settings.preconditioner of the pressure block A11 (multigrid, MIC,
-//    or IC as in the paper's ICPCG) and an exact sparse Cholesky of the small
-//    solid block alpha^2 A22, which
-//    keeps stiff solids from stalling the iteration (see the .cpp).
+//    sigma in (0, 1) and alpha != 0; solved with PCG, preconditioned by the
+//    block factorization through the pressure Schur complement
+//    S = A11 - A12 A22^-1 A21 = F + J A_s^-1 J^T: an exact sparse Cholesky of
+//    the small solid block alpha^2 A22 (it keeps stiff solids from stalling the
+//    iteration) and settings.preconditioner for S (multigrid, smoothing with S
+//    itself on its finest level) or for A11 (MIC, or IC as in the paper's
+//    ICPCG); see spd_preconditioner and the .cpp.
 //    alpha is static (the scene's, paper: 1e-3) or automatic, |b1| / |b2|, so
 //    neither block dominates the relative residual.
 //  - weak (alternating, for the paper's stability comparison): the liquid is
@@ -114,6 +116,12 @@ struct SpdSystem {
   Real alpha = 1;
 };
 SpdSystem spd_system(const CoupledSystem& system, const CoupledSettings& settings);
+
+// The preconditioner solve_spd applies to `spd` = spd_system(system, settings)
+// (settings.sigma and settings.preconditioner): symmetric positive definite.
+// Empty when a factorization failed. It keeps copies of what it needs.
+linsolve::ApplyPreconditioner spd_preconditioner(const CoupledSystem& system, const SpdSystem& spd,
+                                                 const CoupledSettings& settings);
 
 // Solvers. `guess` (p, v as in CoupledSolution; empty vectors = zero) warm-starts
 // the iteration. None of them throws on non-convergence: check report.converged.

@@ -1,5 +1,8 @@
 #include "lib/fluid/velocity.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include "lib/core/parallel.hpp"
 #include "lib/fluid/particles.hpp"
 #include "lib/levelset/liquid_sdf.hpp"
@@ -7,6 +10,49 @@
 namespace fsicut::fluid {
 
 namespace {
+// The invalid neighbours (one face step along any axis) of `faces`, indices
+// into u's face grid, each once, in increasing order.
+std::vector<Index> invalid_neighbours(const grid::Array3<Real>& u, const grid::Array3<char>& valid,
+                                      const std::vector<Index>& faces) {
+  std::vector<Index> out;
+  for (Index idx : faces) {
+    const Vec3i f = u.coord(idx);
+    for (int b = 0; b < 3; ++b)
+      for (int side : {-1, 1}) {
+        Vec3i g = f;
+        g[b] += side;
+        if (!u.inside(g.x(), g.y(), g.z())) continue;
+        const Index gi = u.index(g.x(), g.y(), g.z());
+        if (!valid[gi]) out.push_back(gi);
+      }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// The invalid faces with a valid neighbour, in increasing order.
+std::vector<Index> next_to_valid(const grid::Array3<Real>& u, const grid::Array3<char>& valid) {
+  std::vector<char> mark(static_cast<std::size_t>(u.count()), 0);
+  parallel_for(0, u.count(), [&](Index idx) {
+    if (valid[idx]) return;
+    const Vec3i f = u.coord(idx);
+    for (int b = 0; b < 3; ++b)
+      for (int side : {-1, 1}) {
+        Vec3i g = f;
+        g[b] += side;
+        if (u.inside(g.x(), g.y(), g.z()) && valid[u.index(g.x(), g.y(), g.z())]) {
+          mark[static_cast<std::size_t>(idx)] = 1;
+          return;
+        }
+      }
+  });
+  std::vector<Index> out;
+  for (Index idx = 0; idx < u.count(); ++idx)
+    if (mark[static_cast<std::size_t>(idx)]) out.push_back(idx);
+  return out;
+}
+
 void copy_into(const grid::MacVelocity& from, grid::MacVelocity& to) {
   for (int a = 0; a < 3; ++a) {
     if (to[a].size() != from[a].size()) to[a].resize(from[a].size());
@@ -92,8 +138,14 @@ void extrapolate_velocity(grid::MacVelocity& u, FaceFlags& valid, int layers,
     auto& ua = u[a];
     grid::Array3<char> old = valid[a];
     auto& now = valid[a];
-    for (int layer = 0; layer < layers; ++layer) {
-      parallel_for(0, ua.count(), [&](Index idx) {
+    // The band: a layer can only reach the invalid faces next to the faces the
+    // layer before it made valid (next to the valid ones, first); the others
+    // see the same valid neighbours as before, none. Sweeping those candidates
+    // instead of the whole grid gives the same values.
+    std::vector<Index> candidates = next_to_valid(ua, old);
+    for (int layer = 0; layer < layers && !candidates.empty(); ++layer) {
+      parallel_for(0, static_cast<Index>(candidates.size()), [&](Index k) {
+        const Index idx = candidates[static_cast<std::size_t>(k)];
         if (old[idx]) return;
         const Vec3i f = ua.coord(idx);
         Real sum = 0;
@@ -114,7 +166,11 @@ void extrapolate_velocity(grid::MacVelocity& u, FaceFlags& valid, int layers,
           now[idx] = 1;
         }
       });
-      old.data() = now.data();
+      std::vector<Index> reached;
+      for (Index idx : candidates)
+        if (now[idx] && !old[idx]) reached.push_back(idx);
+      for (Index idx : reached) old[idx] = 1;
+      candidates = invalid_neighbours(ua, old, reached);
     }
     parallel_for(0, ua.count(), [&](Index idx) {
       if (!now[idx]) ua[idx] = 0;

@@ -19,22 +19,35 @@
 // 2 M - A is then strictly diagonally dominant, so every sweep converges in the
 // A-norm for any SPD A (no spectral estimate needed); on the 7-point Laplacian
 // it is Jacobi damped by 0.83. Two sweeps before and after the coarse
-// correction, starting from zero, and an exact solve on the coarsest level make
+// correction (three on the finest level of a lowered operator, below),
+// starting from zero, and an exact solve on the coarsest level make
 // the cycle a symmetric positive-definite operator for any SPD coarse
 // operators: PCG stays valid. Every kernel is a row-parallel sparse product (no
 // triangular solve).
 #include <Eigen/Dense>
+#include <functional>
 #include <vector>
 
 #include "lib/linsolve/pcg.hpp"
 
 namespace fsicut::linsolve {
 
+// y = S x for a linear operator given by its action (y is resized).
+using LinearOperator = std::function<void(const Vector& x, Vector& y)>;
+
 class Multigrid {
  public:
   // A: n x n SPD, both triangles stored. cells: n grid cells (coordinates >= 0),
   // cells[i] the one of unknown i, all distinct.
   Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells);
+  // The same for the operator S = A - C: the finest level smooths and takes its
+  // residuals with S, computing C x with `lowering`; A alone shapes the smoother
+  // and the coarse levels. C must be symmetric positive semi-definite and S
+  // positive definite: then 2 M - S = (2 M - A) + C is positive definite as
+  // well, every sweep still converges in the S-norm, and the cycle is an SPD
+  // preconditioner of S. Used for the pressure Schur complement of (33),
+  // A11 - J (Z1^-1 - A_s^-1) J^T (coupling/coupled_projection.cpp).
+  Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells, LinearOperator lowering);
   // False when the coarsest level could not be factorized.
   bool ok() const { return ok_; }
   int levels() const { return static_cast<int>(levels_.size()); }
@@ -47,10 +60,11 @@ class Multigrid {
     Vector inverse_smoother;   // 1 / M_ii
     SparseMatrix restriction;  // P^T to the next level
     SparseMatrix prolongation; // P from the next level
-    mutable Vector rhs, x, residual, scratch;  // workspace; rhs and x of the coarse levels only
+    mutable Vector rhs, x, residual, scratch, lowered;  // workspace; rhs and x of the coarse levels only
   };
   void cycle(std::size_t l, const Vector& b, Vector& x) const;
   std::vector<Level> levels_;
+  LinearOperator lowering_;
   Eigen::LDLT<Eigen::MatrixXd> coarsest_;
   bool ok_ = true;
 };
