@@ -65,7 +65,7 @@ checkpoint::Progress some_progress() {
   p.partial.substeps = 3;
   p.partial.cfl_exceeded = 1;
   p.partial.solves = 3;
-  p.partial.solver = {true, 17, 3.5e-11, 1e-13, 1234};
+  p.partial.solver = {true, false, 17, 3.5e-11, 1e-13, 1234};
   p.partial.seconds = {{"advection", 0.25}, {"projection", 1.5}};
   return p;
 }
@@ -100,6 +100,9 @@ TEST_CASE("a liquid state survives the round trip bit for bit and the next step 
   CHECK(p.mid_frame);
   CHECK(p.partial.substeps == 3);
   CHECK(p.partial.solver.iterations == 17);
+  CHECK(p.partial.solver.converged);
+  CHECK_FALSE(p.partial.solver.met_tolerance);
+  CHECK(p.partial.solver.round_off_floor == 1e-13);
   CHECK(p.partial.seconds.at("projection") == 1.5);
   // Encoding the restored state gives the same bytes.
   CHECK(checkpoint::encode(b, p) == bytes);
