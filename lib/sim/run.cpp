@@ -220,7 +220,7 @@ void check_sanity(const SimState& state, const std::string& stats_text, SanityWa
                                 "\" has " + std::to_string(inverted) +
                                 " inverted tetrahedra (det F <= 0): its motion is no longer physical (too soft, "
                                 "too fast, or time/cfl too large)";
-    if (strict) throw SimulationError(message + "; stopped by --strict");
+    if (strict) throw SimulationError(message + "; stopped by --strict (or the scene key \"strict\")");
     if (!warned.inverted[i]) log::warn(message + "; stats.jsonl counts them as inverted_elements");
     warned.inverted[i] = true;
   }

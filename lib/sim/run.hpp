@@ -68,7 +68,7 @@ struct RunControl {
   // true rewrites them (after --force, they came from another scene).
   bool rewrite_existing = false;
   // Inverted tetrahedra (det F <= 0) stop the run with a SimulationError
-  // (exit 70) instead of a warning.
+  // (exit 70) instead of a warning (fsicut: --strict or the scene's /strict).
   bool strict = false;
 };
 

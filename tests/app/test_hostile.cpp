@@ -150,6 +150,26 @@ TEST_CASE("a solid too soft to hold its shape: inverted elements counted and war
   MESSAGE(strict.err);
   CHECK(strict.code == 70);
   CHECK(contains(strict.err, "stopped by --strict"));
+
+  // The scene asks for the same with its "strict" key; the frame that showed
+  // the inversion is on disk, the next one is not.
+  std::string scene = BASE;
+  scene.insert(scene.rfind('}'), R"(, "strict": true)");
+  ScratchDir key_dir("hostile");
+  const Result by_key = run_scene(key_dir, args, scene);
+  MESSAGE(by_key.err);
+  CHECK(by_key.code == 70);
+  CHECK(contains(by_key.err, "inverted tetrahedra (det F <= 0)"));
+  const std::string stopped_stats = fsicut::test::read_file(key_dir / "out" / "stats.jsonl");
+  const std::string stopped_last = stopped_stats.substr(stopped_stats.rfind('\n', stopped_stats.size() - 2) + 1);
+  CHECK(!contains(stopped_last, "\"inverted_elements\":0"));
+  CHECK(!fs::exists(key_dir / "out" / "block.0010.obj"));
+  // "strict": false is the default: the run goes on with warnings.
+  scene = BASE;
+  scene.insert(scene.rfind('}'), R"(, "strict": false)");
+  ScratchDir off_dir("hostile");
+  CHECK(run_scene(off_dir, args, scene).code == 0);
+  check_refused("--set /strict=1", "/strict", "expected");
 }
 
 TEST_CASE("a box mesh too thin to represent exits 65 naming the file and the mesh (fuzz finding)") {
