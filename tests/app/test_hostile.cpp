@@ -125,6 +125,33 @@ TEST_CASE("a TetGen volume bound that would make millions of tetrahedra exits 65
                 "/solids/0/mesh/max_tet_volume", "tetrahedra");
 }
 
+TEST_CASE("TetGen and OBJ meshes count in the memory estimate - a bound too fine for the limit exits 65 before TetGen") {
+  const std::string torus = (fsicut::test::source_dir() / "meshes" / "torus.obj").string();
+  const std::string mesh = "--set /solids/0/mesh='{\"type\": \"obj\", \"path\": \"" + torus +
+                           "\", \"transform\": {\"translate\": [0.5, 0.4, 0.5]}, \"max_tet_volume\": ";
+  // 1e-7 m^3 in the torus's 0.057 m^3 is under the 1e6-tet cap of
+  // lib/mesh/build.cpp but about 1.7e6 tets (3.4 GB) by the estimate: refused
+  // by --max-memory at once (TetGen would take minutes).
+  check_refused(mesh + "1e-7}' --max-memory 1G", "/solids/0/mesh/max_tet_volume",
+                "of it for the solid block (1.87e+06 tetrahedra), more than --max-memory");
+  // --validate prints the solid's tets and the OBJ surfaces (solid and obstacle).
+  ScratchDir dir("hostile");
+  std::string scene = BASE;
+  scene.insert(scene.rfind('}'), R"(, "obstacles": [ { "type": "obj", "path": ")" + torus + R"(" } ])");
+  const Result r = run_scene(dir, "--validate " + mesh + "1e-5}'", scene);
+  MESSAGE(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(contains(r.out, "/solids/0/mesh surface"));
+  CHECK(contains(r.out, "512 vertices"));
+  CHECK(contains(r.out, "/solids/0/mesh/max_tet_volume"));
+  CHECK(contains(r.out, "/obstacles/0/path"));
+  // Without a bound the surface drives the count (4 tets per vertex).
+  const Result unbounded = run_scene(dir, "--validate " + mesh + "0}'", scene);
+  CHECK(unbounded.code == 0);
+  CHECK(contains(unbounded.out, "2.05e+03 tetrahedra"));
+  CHECK(contains(unbounded.out, "/solids/0/mesh/path"));
+}
+
 TEST_CASE("absurd thread counts are refused as a bad command line") {
   ScratchDir dir("hostile");
   CHECK(run_scene(dir, "--validate -j 100000").code == 64);
