@@ -95,7 +95,8 @@ void define_options(CLI::App& app, Options& o) {
       ->check([](const std::string& text) {
         return parse_size(text) ? std::string() : "expected a size such as 8G, 512M or 1000000 (bytes)";
       });
-  app.add_flag("--strict", o.strict, "Stop with exit 70 when a solid has inverted tetrahedra (default: a warning)");
+  app.add_flag("--strict", o.strict,
+               "Stop with exit 70 when a solid has inverted tetrahedra (default: a warning; scene key /strict)");
   auto* quiet = app.add_flag("-q,--quiet", o.quiet, "Errors only");
   app.add_flag("-v,--verbose", o.verbose, "More detail")->excludes(quiet);
   app.set_version_flag("--version", std::string("fsicut ") + fsicut::VERSION + "\n" + fsicut::LIBRARY_VERSIONS);
@@ -211,7 +212,7 @@ int main(int argc, char** argv) {
     fsicut::checkpoint::Progress restored;
     fsicut::sim::RunControl control;
     control.stop = &stop_signal;
-    control.strict = options.strict;
+    control.strict = options.strict || scene.strict;
     if (options.resume && resume(state, restored, options.force)) {
       control.resumed = &restored;
       control.rewrite_existing = options.force;

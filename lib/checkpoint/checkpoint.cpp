@@ -70,10 +70,11 @@ const char* const FILE_SUFFIX = ".bin";
 constexpr int FRAME_DIGITS = 4;
 
 // Keys that may differ between a run and its resume (see scene_fingerprint).
-// The preconditioner changes the solution only within the solve's tolerance
-// (and checkpoints written before the key existed lack it).
+// The preconditioner changes the solution only within the solve's tolerance;
+// strict only decides whether inverted elements stop the run (and checkpoints
+// written before these keys existed lack them).
 const char* const VOLATILE_KEYS[] = {"/output/directory", "/output/checkpoint_every", "/output/checkpoint_keep",
-                                     "/time/frames", "/coupling/preconditioner"};
+                                     "/time/frames", "/coupling/preconditioner", "/strict"};
 
 // ---------------------------------------------------------------- writing
 

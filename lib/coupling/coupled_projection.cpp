@@ -1,7 +1,10 @@
 #include "lib/coupling/coupled_projection.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <limits>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -17,6 +20,10 @@ namespace fsicut::coupling {
 namespace {
 
 using Triplets = std::vector<Eigen::Triplet<Real, int>>;
+
+// Past this condition number a Cholesky factorization in double precision
+// meets round-off as large as its smallest pivot (1/eps = 4.5e15).
+constexpr Real CONDITION_LIMIT = 1 / std::numeric_limits<Real>::epsilon();
 
 // Appends `scale * block` at (row0, col0).
 void append(Triplets& t, const SparseMatrix& block, int row0, int col0, Real scale = 1) {
@@ -260,16 +267,53 @@ class SchurPreconditioner {
   mutable Vector w_, r1_, r2_, z1_, solid_x_, jt_x_, lowering_;
 };
 
-// The report of a solve that could not start: x stays the guess.
-linsolve::Report failed_preconditioner(const SparseMatrix& A, const Vector& b, const Vector& x,
-                                       const SchurPreconditioner& p) {
-  linsolve::Report r;
-  r.unknowns = static_cast<int>(b.size());
-  r.relative_residual = b.norm() > 0 ? (b - A * x).norm() / b.norm() : 0;
-  r.failure = !p.solid_ok() ? "the Cholesky factorization of the solid block of (33) failed: it is not numerically "
-                              "positive definite (a nearly flat tetrahedron, for one, makes its condition number explode)"
-                            : "the preconditioner of the pressure block of (33) could not be set up";
-  return r;
+// The numbers behind a failed factorization of the solid block: the pivots of
+// an LDL^T of it (LDL^T runs on where LL^T stops at a non-positive pivot), the
+// largest stiffness-to-mass ratio of a dof and the condition number it implies.
+SolidBlockDiagnosis diagnose(const SolidBlock& solid, const SparseMatrix& block, Real sigma) {
+  SolidBlockDiagnosis d;
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<Real>, Eigen::Lower, Eigen::AMDOrdering<int>> ldlt(block);
+  if (ldlt.info() == Eigen::Success && ldlt.vectorD().size() > 0) {
+    const Vector pivots = ldlt.vectorD();
+    const Real largest = pivots.cwiseAbs().maxCoeff();
+    d.pivot_ratio = largest > 0 ? pivots.minCoeff() / largest : 0;
+  } else {
+    d.pivot_ratio = 0;  // a zero pivot
+  }
+  const Vector k = solid.stiffness_term.diagonal();
+  d.min_stiffness = k.size() > 0 ? k.minCoeff() : 0;
+  for (int i = 0; i < k.size(); ++i) {
+    const Real ratio = k[i] / solid.mass_term[i];
+    if (d.dof < 0 || ratio > d.stiffness_to_mass) d.stiffness_to_mass = ratio, d.dof = i;
+  }
+  const Real r = std::max(d.stiffness_to_mass, Real(0));
+  d.condition_estimate = (1 - sigma + r) * (1 + r) / (1 - sigma);
+  return d;
+}
+
+std::string describe(const SolidBlockDiagnosis& d) {
+  char text[640];
+  std::snprintf(text, sizeof text,
+                "the Cholesky factorization of the solid block of (33) failed: its factors Z2 and A_s are not both "
+                "numerically positive definite (smallest / largest pivot of the LDL^T of Z2 + Z2 Z1^-1 Z2: %.3g). ",
+                d.pivot_ratio);
+  std::string cause = text;
+  if (d.min_stiffness < 0) {
+    std::snprintf(text, sizeof text, "The stiffness c_k K has a negative diagonal entry (%.3g kg/s): it is not positive semi-definite",
+                  d.min_stiffness);
+  } else if (d.condition_estimate > CONDITION_LIMIT) {
+    std::snprintf(text, sizeof text,
+                  "The block squares the solid's stiffness relative to its mass: the largest stiffness-to-mass ratio "
+                  "(c_k K)_ii / (c_m M)_ii is %.3g (free dof %d), which makes its condition number about %.3g, past "
+                  "what double precision resolves (%.3g): the solid is too stiff for its mass at this time step",
+                  d.stiffness_to_mass, d.dof, d.condition_estimate, CONDITION_LIMIT);
+  } else {
+    std::snprintf(text, sizeof text,
+                  "Its stiffness-to-mass ratio (largest (c_k K)_ii / (c_m M)_ii %.3g, free dof %d; condition number "
+                  "about %.3g) does not explain it: the stiffness K is indefinite or singular beyond round-off",
+                  d.stiffness_to_mass, d.dof, d.condition_estimate);
+  }
+  return cause + text;
 }
 
 }  // namespace
@@ -341,11 +385,20 @@ CoupledSolution solve_spd(const CoupledSystem& sys, const CoupledSettings& setti
     out.report = linsolve::nothing_to_solve();
   } else {
     const SchurPreconditioner precondition(sys, spd, settings.sigma, settings.preconditioner);
-    if (precondition.ok())
+    if (precondition.ok()) {
       out.report = linsolve::solve_pcg(spd.matrix, spd.rhs, x, pcg_settings(settings),
                                        [&](const Vector& r, Vector& z) { precondition(r, z); });
-    else
-      out.report = failed_preconditioner(spd.matrix, spd.rhs, x, precondition);
+    } else {
+      // The report of a solve that could not start: x stays the guess.
+      out.report.unknowns = np + nv;
+      out.report.relative_residual = spd.rhs.norm() > 0 ? (spd.rhs - spd.matrix * x).norm() / spd.rhs.norm() : 0;
+      if (!precondition.solid_ok()) {
+        out.solid_failure = diagnose(sys.solid, SparseMatrix(spd.matrix.bottomRightCorner(nv, nv)), settings.sigma);
+        out.report.failure = describe(*out.solid_failure);
+      } else {
+        out.report.failure = "the preconditioner of the pressure block of (33) could not be set up";
+      }
+    }
   }
   out.pressure = x.head(np);
   out.velocity = spd.alpha * x.tail(nv);

@@ -97,12 +97,30 @@ struct CoupledSettings {
   linsolve::Preconditioner preconditioner = linsolve::Preconditioner::multigrid;  // of A11 / F
 };
 
+// Why the solid block alpha^2 A22 = alpha^2 (Z2 + Z2 Z1^-1 Z2) of (33) could
+// not be factored (spd), in numbers. It is positive definite whenever K is
+// positive semi-definite, but it squares the stiffness relative to the mass:
+// for one dof of mass term c_m m and stiffness term c_k k = r c_m m its
+// eigenvalue runs from (1 - sigma) c_m m / sigma (r = 0, a rigid motion) to
+// (1 - sigma + r)(1 + r) c_m m / sigma, and past a condition number of about
+// 1/eps = 4.5e15 the factorization meets round-off as large as its pivots.
+struct SolidBlockDiagnosis {
+  Real pivot_ratio = 1;         // smallest / largest pivot of its LDL^T; <= 0: not positive definite
+  Real stiffness_to_mass = 0;   // r = max_i (c_k K)_ii / (c_m M)_ii
+  int dof = -1;                 // the free dof (stacked over the bodies) of that maximum
+  Real condition_estimate = 1;  // (1 - sigma + r)(1 + r) / (1 - sigma), about the block's condition number
+  Real min_stiffness = 0;       // min_i (c_k K)_ii [kg/s]; < 0: K is not positive semi-definite
+};
+
 // A solve's result: p (#active [Pa]) and v (#dofs [m/s]).
 struct CoupledSolution {
   Vector pressure;
   Vector velocity;
   linsolve::Report report;  // of the solve (weak: the worse of its two solves)
   Real alpha = 1;           // the scaling used (spd)
+  // Set when the spd solve could not start because the solid block's
+  // factorization failed; report.failure says so with these numbers.
+  std::optional<SolidBlockDiagnosis> solid_failure;
 };
 
 // The matrix and right side of (19).

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
+#include <vector>
 
 #include "lib/core/error.hpp"
 
@@ -189,23 +190,42 @@ void write_atomically(const fs::path& target,
                                         " failed: " + os_reason(error_number));
 }
 
-FileDigest digest_of(const std::string& bytes) {
-  constexpr std::uint64_t FNV_BASIS = 0xcbf29ce484222325ULL, FNV_PRIME = 0x100000001b3ULL;
-  std::uint64_t hash = FNV_BASIS;
-  for (const char c : bytes) {
-    hash ^= static_cast<unsigned char>(c);
+namespace {
+
+constexpr std::uint64_t FNV_BASIS = 0xcbf29ce484222325ULL, FNV_PRIME = 0x100000001b3ULL;
+
+void add_bytes(FileDigest& d, const char* data, std::size_t size) {
+  std::uint64_t hash = d.fnv1a;
+  for (std::size_t i = 0; i < size; ++i) {
+    hash ^= static_cast<unsigned char>(data[i]);
     hash *= FNV_PRIME;
   }
-  return {bytes.size(), hash};
+  d.fnv1a = hash;
+  d.size += size;
+}
+
+}  // namespace
+
+FileDigest digest_of(const std::string& bytes) {
+  FileDigest d{0, FNV_BASIS};
+  add_bytes(d, bytes.data(), bytes.size());
+  return d;
 }
 
 std::optional<FileDigest> digest_file(const fs::path& path) {
+  // In chunks: a resumed run checks every earlier frame, and a frame's VDB
+  // may be larger than the memory one should spend on checking it.
+  constexpr std::size_t CHUNK = 1 << 20;
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
+  FileDigest d{0, FNV_BASIS};
+  std::vector<char> buffer(CHUNK);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    add_bytes(d, buffer.data(), static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) return std::nullopt;
-  return digest_of(bytes.str());
+  return d;
 }
 
 FileDigest write_text_atomically(const fs::path& target, const std::string& text) {

@@ -506,6 +506,7 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
     out.finish();
   }
   scene.output.directory = resolve_path(scene.output.directory, w / "output" / "directory");
+  o.get("strict", scene.strict);
   o.finish();
   return scene;
 }
@@ -765,6 +766,7 @@ std::string to_json(const Scene& s) {
                  {"checkpoint_every", s.output.checkpoint_every},
                  {"checkpoint_keep", s.output.checkpoint_keep}};
   if (s.output.voxel_size) j["output"]["voxel_size"] = *s.output.voxel_size;
+  j["strict"] = s.strict;
   return j.dump(2);
 }
 

@@ -7,17 +7,95 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "lib/core/error.hpp"
+#include "lib/mesh/check.hpp"
+#include "lib/mesh/obj.hpp"
 
 namespace fsicut::scene {
 
 namespace {
 
 constexpr double PI = 3.14159265358979323846;
+// Surface area per surface vertex under a volume bound a, in units of a^(2/3):
+// a regular tet of volume a has edges (6 sqrt(2) a)^(1/3) = 2.04 a^(1/3),
+// equilateral triangles of those edges 1.8 a^(2/3), and a closed surface has
+// two triangles per vertex.
+constexpr double SURFACE_PER_BOUNDED_VERTEX = 3.6;
 // A structured box mesh splits each hexahedral cell into 6 tetrahedra.
 constexpr double TETS_PER_BOX_CELL = 6;
+
+// An OBJ file's vertex count and enclosed volume [m^3, the file's units], or
+// nothing when it cannot be read as a surface.
+struct ObjSize {
+  double vertices = 0;
+  double volume = 0;
+  double area = 0;  // [m^2]
+};
+std::optional<ObjSize> obj_size(const std::string& path) {
+  try {
+    const mesh::SurfaceMesh surface = mesh::read_obj(path);
+    double area = 0;
+    for (const mesh::Triangle& t : surface.triangles) {
+      const Vec3 a = surface.vertices.col(t[0]), b = surface.vertices.col(t[1]), c = surface.vertices.col(t[2]);
+      area += 0.5 * (b - a).cross(c - a).norm();
+    }
+    return ObjSize{static_cast<double>(surface.vertices.cols()), std::abs(mesh::enclosed_volume(surface)), area};
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+// Vertices of an icosphere of level n: 10 * 4^n + 2.
+double icosphere_vertices(int subdivisions) {
+  return 10 * std::pow(4.0, std::clamp(subdivisions, 0, 16)) + 2;
+}
+
+void add_surface(ResourceEstimate& e, const std::string& pointer, double vertices) {
+  e.terms.push_back({pointer + " surface", "vertices", pointer + "/path", vertices, vertices * BYTES_PER_SURFACE_VERTEX});
+}
+
+// The tets TetGen will make for `s` (README "Reliability and limits").
+void add_tetgen_solid(ResourceEstimate& e, const SolidDesc& s) {
+  const MeshDesc& m = s.mesh;
+  double vertices = 0, volume = 0, area = 0;
+  std::string surface_key = m.pointer + "/subdivisions";
+  switch (m.type) {
+    case MeshDesc::Type::sphere:
+      vertices = icosphere_vertices(m.subdivisions);
+      volume = 4.0 / 3.0 * PI * std::pow(m.radius, 3);
+      area = 4 * PI * m.radius * m.radius;
+      break;
+    case MeshDesc::Type::shell:
+      vertices = 2 * icosphere_vertices(m.subdivisions);
+      volume = 4.0 / 3.0 * PI * (std::pow(m.outer_radius, 3) - std::pow(m.inner_radius, 3));
+      area = 4 * PI * (m.outer_radius * m.outer_radius + m.inner_radius * m.inner_radius);
+      break;
+    case MeshDesc::Type::obj: {
+      const std::optional<ObjSize> size = obj_size(m.path);
+      if (!size) return;
+      add_surface(e, m.pointer, size->vertices);
+      vertices = size->vertices, volume = size->volume, area = size->area;
+      surface_key = m.pointer + "/path";
+      break;
+    }
+    case MeshDesc::Type::box: return;
+  }
+  double by_bound = 0, per_vertex = TETGEN_TETS_PER_SURFACE_VERTEX;
+  if (m.max_tet_volume > 0) {
+    per_vertex = TETGEN_TETS_PER_SPLIT_SURFACE_VERTEX;
+    by_bound = TETGEN_TETS_PER_BOUND * volume / m.max_tet_volume;
+    // A volume bound also splits the surface triangles down to its size.
+    vertices = std::max(vertices, area / (SURFACE_PER_BOUNDED_VERTEX * std::pow(m.max_tet_volume, 2.0 / 3.0)));
+  }
+  const double by_surface = per_vertex * vertices;
+  const double tets = by_bound + by_surface;
+  if (!std::isfinite(tets)) return;  // a non-finite value is refused by the mesh's own checks
+  e.terms.push_back({"solid " + s.name, "tetrahedra", by_bound > by_surface ? m.pointer + "/max_tet_volume" : surface_key,
+                     tets, tets * BYTES_PER_TET});
+}
 
 double region_volume(const Shape& s, double grid_volume) {
   switch (s.type) {
@@ -95,7 +173,13 @@ ResourceEstimate estimate_resources(const Scene& scene) {
     if (s.mesh.type == MeshDesc::Type::box) {
       const double tets = s.mesh.cells.cast<Real>().prod() * TETS_PER_BOX_CELL;
       e.terms.push_back({"solid " + s.name, "tetrahedra", s.mesh.pointer + "/cells", tets, tets * BYTES_PER_TET});
+    } else {
+      add_tetgen_solid(e, s);
     }
+  for (const std::vector<Shape>* shapes : {&scene.fluid.regions, &scene.obstacles})
+    for (const Shape& shape : *shapes)
+      if (shape.type == Shape::Type::obj)
+        if (const std::optional<ObjSize> size = obj_size(shape.path)) add_surface(e, shape.pointer, size->vertices);
   for (const ResourceTerm& t : e.terms) e.total_bytes += t.bytes;
   return e;
 }

@@ -133,6 +133,9 @@ struct Scene {
   std::vector<SolidDesc> solids;
   Coupling coupling;
   Output output;
+  // true: a solid with inverted tetrahedra (det F <= 0) stops the run with
+  // exit 70 after that frame is written, as --strict does; false: a warning.
+  bool strict = false;
 };
 
 const char* to_string(Coupling::Scheme scheme);

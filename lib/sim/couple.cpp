@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <limits>
 #include <string>
 
 #include "lib/core/error.hpp"
 #include "lib/core/parallel.hpp"
 #include "lib/cutcell/thin_solids.hpp"
+#include "lib/mesh/check.hpp"
 #include "lib/sim/state.hpp"
 #include "lib/solid/integrate.hpp"
 
@@ -160,6 +162,48 @@ linsolve::Vector stacked_velocities(const std::vector<solid::Body>& bodies, cons
   return v;
 }
 
+// A tet this far from regular (check.hpp tet_quality) is stiffer than a
+// regular tet of its size by 1/quality^2 = 1e4: only then is the mesh a
+// plausible cause of a solid block beyond double precision.
+constexpr Real NEARLY_FLAT_QUALITY = 1e-2;
+
+// The scene's side of a failed factorization of the solid block: which solid
+// and node hold its stiffest dof, that solid's material and the time step
+// (what the stiffness-to-mass ratio is made of), and whether a nearly flat tet
+// next to that node is to blame. The mesh is named only when one is.
+std::string explain_solid_failure(const SimState& state, const std::vector<int>& dof_offset, Real dt,
+                                  const coupling::SolidBlockDiagnosis& d) {
+  std::size_t b = 0;
+  while (b + 1 < state.solids.size() && d.dof >= dof_offset[b + 1]) ++b;
+  if (d.dof < 0 || b >= state.solids.size()) return "";
+  const solid::Body& body = state.solids[b];
+  const int node = body.dofs.free_nodes[static_cast<std::size_t>((d.dof - dof_offset[b]) / 3)];
+  mesh::WorstTet worst;
+  for (std::size_t t = 0; t < body.mesh.tets.size(); ++t) {
+    const auto& tet = body.mesh.tets[t];
+    if (std::find(tet.begin(), tet.end(), node) == tet.end()) continue;
+    const Real q = mesh::tet_quality(body.mesh.rest.col(tet[0]), body.mesh.rest.col(tet[1]),
+                                     body.mesh.rest.col(tet[2]), body.mesh.rest.col(tet[3]));
+    if (q < worst.quality) worst = {static_cast<Index>(t), q};
+  }
+  const Vec3 at = body.mesh.rest.col(node);
+  char text[768];
+  std::snprintf(text, sizeof text,
+                ". The stiffest dof is at node %d of solid \"%s\" (rest position (%.4g, %.4g, %.4g)): youngs_modulus "
+                "%.3g Pa, density %.3g kg/m^3, dt %.3g s, damping/stiffness %.3g s; the worst tet at that node has "
+                "shape quality %.3g (1 = regular)",
+                node, body.name.c_str(), at.x(), at.y(), at.z(), body.youngs_modulus, body.density, dt, body.tau_k,
+                worst.quality);
+  std::string advice = text;
+  if (worst.quality < NEARLY_FLAT_QUALITY)
+    advice += ": that tet is nearly flat, and its stiffness grows like 1 / quality^2: remesh the solid there";
+  else
+    advice += ", so the mesh is not the cause: the stiffness-to-mass ratio grows like youngs_modulus dt (dt + "
+              "damping/stiffness) / (density h^2) for tets of size h: a smaller time step (time/cfl), a lower "
+              "youngs_modulus or a higher density brings it down";
+  return advice;
+}
+
 }  // namespace
 
 SolidSurfaces make_surfaces(const std::vector<solid::Body>& bodies, std::vector<levelset::MeshDistance> obstacles) {
@@ -293,6 +337,7 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
     case scene::Coupling::Scheme::indefinite: x = coupling::solve_indefinite(a.system, s, guess); break;
     case scene::Coupling::Scheme::weak: x = coupling::solve_weak(a.system, s, guess); break;
   }
+  if (x.solid_failure) x.report.failure += explain_solid_failure(state, a.dof_offset, dt, *x.solid_failure);
   if (!x.pressure.allFinite() || !x.velocity.allFinite())
     throw SimulationError("coupled pressure projection (" + std::string(scene::to_string(settings.scheme)) +
                           "): the solution is not finite after " + std::to_string(x.report.iterations) +

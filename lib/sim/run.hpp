@@ -18,8 +18,10 @@
 // earlier run in the folder: `liquid.NNNN.vdb`, `<solid>.NNNN.obj` of this
 // scene's solids and whatever the earlier manifest lists. A resumed run keeps
 // the frames after the checkpoint whose files match the manifest and rewrites
-// the others; frames up to the checkpoint are checked by size and a mismatch
-// is a warning (they cannot be rewritten without simulating them again).
+// the others; frames up to the checkpoint are checked by size and checksum
+// before anything is written, and one that is missing or does not match is
+// Error(data = 65) naming it (it cannot be rewritten without simulating it
+// again; a frame the manifest does not list is kept with a warning).
 //
 // Stopping and resuming: when RunControl::stop becomes non-zero (a signal
 // handler sets it), the run finishes the substep under way, writes a
@@ -60,7 +62,7 @@ struct RunControl {
   // true rewrites them (after --force, they came from another scene).
   bool rewrite_existing = false;
   // Inverted tetrahedra (det F <= 0) stop the run with a SimulationError
-  // (exit 70) instead of a warning.
+  // (exit 70) instead of a warning (fsicut: --strict or the scene's /strict).
   bool strict = false;
 };
 
@@ -75,6 +77,7 @@ struct RunControl {
 // naming it and the frame (once per solid; RunControl::strict makes it an
 // error), and the liquid volume drifting more than 10 % from frame 0 gets one.
 // Throws OutputError (73/74) when the folder or a file cannot be written,
+// Error(data = 65) when a resumed run finds a damaged earlier frame (above),
 // SimulationError (70) when the simulation fails, Error(temp_fail = 75) when
 // stopped (the message names the checkpoint).
 void run(SimState& state, const FrameCallback& on_frame = {}, const RunControl& control = {});

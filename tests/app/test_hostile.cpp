@@ -125,6 +125,33 @@ TEST_CASE("a TetGen volume bound that would make millions of tetrahedra exits 65
                 "/solids/0/mesh/max_tet_volume", "tetrahedra");
 }
 
+TEST_CASE("TetGen and OBJ meshes count in the memory estimate - a bound too fine for the limit exits 65 before TetGen") {
+  const std::string torus = (fsicut::test::source_dir() / "meshes" / "torus.obj").string();
+  const std::string mesh = "--set /solids/0/mesh='{\"type\": \"obj\", \"path\": \"" + torus +
+                           "\", \"transform\": {\"translate\": [0.5, 0.4, 0.5]}, \"max_tet_volume\": ";
+  // 1e-7 m^3 in the torus's 0.057 m^3 is under the 1e6-tet cap of
+  // lib/mesh/build.cpp but about 1.7e6 tets (3.4 GB) by the estimate: refused
+  // by --max-memory at once (TetGen would take minutes).
+  check_refused(mesh + "1e-7}' --max-memory 1G", "/solids/0/mesh/max_tet_volume",
+                "of it for the solid block (1.87e+06 tetrahedra), more than --max-memory");
+  // --validate prints the solid's tets and the OBJ surfaces (solid and obstacle).
+  ScratchDir dir("hostile");
+  std::string scene = BASE;
+  scene.insert(scene.rfind('}'), R"(, "obstacles": [ { "type": "obj", "path": ")" + torus + R"(" } ])");
+  const Result r = run_scene(dir, "--validate " + mesh + "1e-5}'", scene);
+  MESSAGE(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(contains(r.out, "/solids/0/mesh surface"));
+  CHECK(contains(r.out, "512 vertices"));
+  CHECK(contains(r.out, "/solids/0/mesh/max_tet_volume"));
+  CHECK(contains(r.out, "/obstacles/0/path"));
+  // Without a bound the surface drives the count (4 tets per vertex).
+  const Result unbounded = run_scene(dir, "--validate " + mesh + "0}'", scene);
+  CHECK(unbounded.code == 0);
+  CHECK(contains(unbounded.out, "2.05e+03 tetrahedra"));
+  CHECK(contains(unbounded.out, "/solids/0/mesh/path"));
+}
+
 TEST_CASE("absurd thread counts are refused as a bad command line") {
   ScratchDir dir("hostile");
   CHECK(run_scene(dir, "--validate -j 100000").code == 64);
@@ -150,11 +177,51 @@ TEST_CASE("a solid too soft to hold its shape: inverted elements counted and war
   MESSAGE(strict.err);
   CHECK(strict.code == 70);
   CHECK(contains(strict.err, "stopped by --strict"));
+
+  // The scene asks for the same with its "strict" key; the frame that showed
+  // the inversion is on disk, the next one is not.
+  std::string scene = BASE;
+  scene.insert(scene.rfind('}'), R"(, "strict": true)");
+  ScratchDir key_dir("hostile");
+  const Result by_key = run_scene(key_dir, args, scene);
+  MESSAGE(by_key.err);
+  CHECK(by_key.code == 70);
+  CHECK(contains(by_key.err, "inverted tetrahedra (det F <= 0)"));
+  const std::string stopped_stats = fsicut::test::read_file(key_dir / "out" / "stats.jsonl");
+  const std::string stopped_last = stopped_stats.substr(stopped_stats.rfind('\n', stopped_stats.size() - 2) + 1);
+  CHECK(!contains(stopped_last, "\"inverted_elements\":0"));
+  CHECK(!fs::exists(key_dir / "out" / "block.0010.obj"));
+  // "strict": false is the default: the run goes on with warnings.
+  scene = BASE;
+  scene.insert(scene.rfind('}'), R"(, "strict": false)");
+  ScratchDir off_dir("hostile");
+  CHECK(run_scene(off_dir, args, scene).code == 0);
+  check_refused("--set /strict=1", "/strict", "expected");
 }
 
 TEST_CASE("a box mesh too thin to represent exits 65 naming the file and the mesh (fuzz finding)") {
   check_refused("--set /solids/0/mesh/max=[1e-320,0.5,0.5] --set /solids/0/mesh/min=[0,0.25,0.25]", "/solids/0/mesh",
                 "non-positive rest volume");
+}
+
+TEST_CASE("a stiff light solid runs - the SPD solve factors Z2 and A_s - never the squared solid block") {
+  // The issue's cube: E = 1e11 Pa, density 800 kg/m^3, a regular box mesh. The
+  // solid block of (33) squares its stiffness-to-mass ratio past 1/eps; its
+  // Cholesky factorization failed and the message guessed at "a nearly flat
+  // tetrahedron". The Schur-complement preconditioner factors Z2 and A_s
+  // instead (each with the stiffness's own condition number): it runs.
+  ScratchDir dir("hostile");
+  const Result r = run_scene(dir, "--set /solids/0/youngs_modulus=1e11 --set /solids/0/density=800");
+  MESSAGE("exit " << r.code << ": " << r.err);
+  CHECK(r.code == 0);
+  CHECK(!contains(r.err, "nearly flat"));
+  // So does a box 1e-4 m thick in one cell (tets of shape quality 2e-4), whose
+  // factorization failed the same way.
+  ScratchDir thin("hostile");
+  const Result t = run_scene(thin, "--set /solids/0/youngs_modulus=1e7 --set /solids/0/mesh/max=[0.75,0.2501,0.5] "
+                                   "--set /solids/0/mesh/cells=[1,1,1]");
+  MESSAGE("exit " << t.code << ": " << t.err);
+  CHECK(t.code == 0);
 }
 
 TEST_CASE("material constants past any real material exit 65 (fuzz finding: E = 1e308 crashed the solver)") {

@@ -359,7 +359,7 @@ TEST_CASE("an unwritable output folder exits 73 - a full disk exits 74 and leave
   }
 }
 
-TEST_CASE("--resume rewrites kept frames that do not match the manifest - warns about damaged earlier ones") {
+TEST_CASE("--resume rewrites kept frames that do not match the manifest - refuses damaged earlier ones") {
   ScratchDir dir("resume");
   const fs::path scene = write_scene(dir, "solid.json", SOLID_SCENE);
   const fs::path out = dir / "out";
@@ -367,22 +367,49 @@ TEST_CASE("--resume rewrites kept frames that do not match the manifest - warns 
   const fs::path& ref = reference("solid");
   // Resume from frame 3: frames 4..6 are simulated again and, when their
   // files match the manifest, kept. Damage two of them: one truncated, one
-  // with a flipped byte and the same size; and one frame before the checkpoint.
+  // with a flipped byte and the same size.
+  const auto flip_a_byte = [](const fs::path& file) {
+    std::string bytes = fsicut::test::read_file(file);
+    bytes[bytes.size() / 2] = bytes[bytes.size() / 2] == '1' ? '2' : '1';
+    std::ofstream(file, std::ios::binary) << bytes;
+  };
   fs::remove(out / "checkpoint.0006.bin");
   fs::resize_file(out / "block.0005.obj", fs::file_size(out / "block.0005.obj") / 2);
-  std::string bytes = fsicut::test::read_file(out / "block.0004.obj");
-  bytes[bytes.size() / 2] = bytes[bytes.size() / 2] == '1' ? '2' : '1';
-  std::ofstream(out / "block.0004.obj", std::ios::binary) << bytes;
-  fs::resize_file(out / "block.0002.obj", 10);
+  flip_a_byte(out / "block.0004.obj");
 
+  // A frame up to the checkpoint with a flipped byte (same size) cannot be
+  // rewritten without simulating it again: refused with exit 65 naming it,
+  // before anything is written.
+  const std::string earlier = fsicut::test::read_file(out / "block.0002.obj");
+  flip_a_byte(out / "block.0002.obj");
+  const auto run_json_time = fs::last_write_time(out / "run.json");
+  const std::string damaged_later = fsicut::test::read_file(out / "block.0004.obj");
+  const Result refused = run(scene, out, {"--resume", "--frames", "6"});
+  MESSAGE(refused.err);
+  CHECK(refused.code == 65);
+  CHECK(contains(refused.err, "block.0002.obj"));
+  CHECK(contains(refused.err, "differ from manifest.tsv"));
+  CHECK(contains(refused.err, "run without --resume"));
+  CHECK(!contains(refused.err, "block.0001.obj"));
+  CHECK(!contains(refused.err, "block.0003.obj"));
+  CHECK(fs::last_write_time(out / "run.json") == run_json_time);
+  CHECK(fsicut::test::read_file(out / "block.0004.obj") == damaged_later);
+  // A truncated or missing one too.
+  fs::resize_file(out / "block.0001.obj", 10);
+  fs::remove(out / "block.0003.obj");
+  const Result refused_again = run(scene, out, {"--resume", "--frames", "6"});
+  CHECK(refused_again.code == 65);
+  CHECK(contains(refused_again.err, "block.0001.obj, block.0002.obj, block.0003.obj"));
+
+  // Restored, the run resumes and rewrites the damaged later frames.
+  for (const char* f : {"block.0001.obj", "block.0003.obj"})
+    fs::copy_file(ref / f, out / f, fs::copy_options::overwrite_existing);
+  std::ofstream(out / "block.0002.obj", std::ios::binary) << earlier;
   const Result r = run(scene, out, {"--resume", "--frames", "6"});
   MESSAGE(r.err);
   REQUIRE(r.code == 0);
   for (const char* f : {"block.0004.obj", "block.0005.obj", "block.0006.obj"})
     CHECK_MESSAGE(fsicut::test::read_file(out / f) == fsicut::test::read_file(ref / f), f << " differs");
-  CHECK(contains(r.err, "block.0002.obj"));
-  CHECK(contains(r.err, "run without --resume"));
-  CHECK(!contains(r.err, "block.0001.obj"));
 }
 
 TEST_CASE("a second run into a busy output folder exits 73 naming the folder and the other run's pid") {

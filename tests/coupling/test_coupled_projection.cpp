@@ -331,11 +331,56 @@ TEST_CASE("coupled spd: a solid block that is not positive definite is reported 
   CHECK(s.report.iterations == 0);
   CHECK(s.report.relative_residual == doctest::Approx(1));  // still the zero guess
   CHECK(s.report.failure.find("solid block") != std::string::npos);
+  // The cause in numbers: K's negative diagonal, not a guess about the mesh.
+  REQUIRE(s.solid_failure);
+  CHECK(s.solid_failure->min_stiffness == -0.5);
+  CHECK(s.solid_failure->pivot_ratio < 0);
+  CHECK(s.report.failure.find("negative diagonal") != std::string::npos);
+  CHECK(s.report.failure.find("flat") == std::string::npos);
   // A positive stiffness factors and solves.
   sys.solid.stiffness_term.coeffRef(0, 0) = 0.5;
   const coupling::CoupledSolution ok = coupling::solve_spd(sys, settings, {});
   CHECK(ok.report.converged);
   CHECK(ok.report.failure.empty());
+  CHECK(!ok.solid_failure);
+}
+
+TEST_CASE("coupled spd: a solid block beyond double precision factors as Z2 and A_s - met_tolerance reports the true residual") {
+  // Two dofs joined by a spring of stiffness term k over mass terms m: the
+  // block (33) has eigenvalues from (1 - sigma) m / sigma (the rigid motion)
+  // to (1 - sigma + 2k/m)(1 + 2k/m) m / sigma; at k/m = 1e10 their ratio,
+  // 4e21, is far past 1/eps, and its own factorization met round-off. The
+  // Schur-complement preconditioner factors Z2 and A_s, whose condition
+  // numbers are the stiffness's, not its square: they factor.
+  coupling::CoupledSystem sys;
+  sys.fluid = SparseMatrix(1, 1);
+  sys.fluid.insert(0, 0) = 1;
+  sys.fluid_rhs = Vector::Ones(1);
+  sys.coupling = SparseMatrix(1, 2);
+  sys.coupling.insert(0, 0) = 0.5;
+  sys.solid.mass_term = Vector::Ones(2);
+  const Real k = 1e10;
+  sys.solid.stiffness_term = SparseMatrix(2, 2);
+  sys.solid.stiffness_term.insert(0, 0) = k;
+  sys.solid.stiffness_term.insert(0, 1) = -k;
+  sys.solid.stiffness_term.insert(1, 0) = -k;
+  sys.solid.stiffness_term.insert(1, 1) = k;
+  sys.solid.rhs = Vector::Ones(2);
+  coupling::CoupledSettings settings;
+  settings.sigma = 0.9;
+  const coupling::CoupledSolution s = coupling::solve_spd(sys, settings, {});
+  // The system itself is still beyond double precision: PCG's recursive
+  // residual falls, the true one does not, and met_tolerance says so (no
+  // factorization fails any more, so nothing else does: see the #21 note).
+  MESSAGE("relative residual " << s.report.relative_residual << " in " << s.report.iterations << " iterations");
+  CHECK_FALSE(s.report.met_tolerance);
+  CHECK(s.report.relative_residual > settings.tolerance);
+  CHECK(!s.solid_failure);
+  // The same spring a million times softer: well conditioned, solved.
+  sys.solid.stiffness_term *= 1e-6;
+  const coupling::CoupledSolution soft = coupling::solve_spd(sys, settings, {});
+  CHECK(soft.report.converged);
+  CHECK(!soft.solid_failure);
 }
 
 }  // namespace fsicut

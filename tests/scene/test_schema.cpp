@@ -61,6 +61,7 @@ TEST_CASE("schema.json lists the keys and defaults the loader uses") {
   resolved["output"]["directory"] = "out";
   check_object("output", props["output"]["properties"], resolved["output"], {"voxel_size"});
   CHECK(props["gravity"]["default"] == resolved["gravity"]);
+  CHECK(props["strict"]["default"] == resolved["strict"]);
 
   const json& defs = schema["$defs"];
   json solid = resolved["solids"][0];
