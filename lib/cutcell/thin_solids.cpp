@@ -14,12 +14,6 @@ bool hidden_crossing(const grid::MacGrid& grid, const grid::Array3<Real>& solid_
                      const std::vector<levelset::MeshDistance>& surfaces, const Vec3& xa, const Vec3i& a,
                      const Vec3i& b) {
   const Vec3 xb = grid.cell_center(b.x(), b.y(), b.z());
-  const auto unit_normal = [](const levelset::MeshDistance& s, Index triangle) {
-    const mesh::Triangle& t = s.triangles()[static_cast<std::size_t>(triangle)];
-    const Points& v = s.vertices();
-    const Vec3 n = (v.col(t[1]) - v.col(t[0])).cross(v.col(t[2]) - v.col(t[0]));
-    return n.norm() > 0 ? Vec3(n.normalized()) : Vec3::Zero();
-  };
   int crossings = 0;
   Vec3 first = Vec3::Zero(), last = Vec3::Zero();  // unit outward normals at the first and last crossing
   Real t_first = std::numeric_limits<Real>::infinity(), t_last = -std::numeric_limits<Real>::infinity();
@@ -29,11 +23,11 @@ bool hidden_crossing(const grid::MacGrid& grid, const grid::Array3<Real>& solid_
     crossings += h.count;
     if (h.first < t_first) {
       t_first = h.first;
-      first = unit_normal(s, h.triangle);
+      first = s.face_normal(h.triangle);
     }
     if (h.last > t_last) {
       t_last = h.last;
-      last = unit_normal(s, h.last_triangle);
+      last = s.face_normal(h.last_triangle);
     }
   }
   if (crossings == 0) return false;
@@ -49,7 +43,7 @@ bool hidden_crossing(const grid::MacGrid& grid, const grid::Array3<Real>& solid_
   const Vec3 beyond = from + (entering ? Vec3(xb - xa) : Vec3(xa - xb));
   for (const levelset::MeshDistance& s : surfaces) {
     const levelset::SegmentHits h = s.segment_hits(from, beyond);
-    if (h.count > 0 && unit_normal(s, h.triangle).dot(first) < WALL_NORMALS) return true;
+    if (h.count > 0 && s.face_normal(h.triangle).dot(first) < WALL_NORMALS) return true;
   }
   return false;
 }

@@ -102,7 +102,7 @@ Vec3 velocity_within_reach(const grid::MacGrid& grid, const grid::MacVelocity& u
     if (c.minCoeff() < 0 || (c.array() >= cells.array()).any()) return false;
     const Vec3i o = c - cell;
     if (o.cwiseAbs().maxCoeff() > 1) return true;
-    return ((reach >> ((o.x() + 1) + 3 * (o.y() + 1) + 9 * (o.z() + 1))) & 1) != 0;
+    return ((reach >> levelset::reach_bit(o.x(), o.y(), o.z())) & 1) != 0;
   };
   Vec3 v;
   for (int a = 0; a < 3; ++a)
@@ -127,7 +127,7 @@ void extrapolate_velocity(grid::MacVelocity& u, FaceFlags& valid, int layers,
   // along `side` of axis b: both of f's cells reach their neighbours that way.
   const auto joined = [&reach](int a, const Vec3i& f, int b, int side) {
     if (reach.count() == 0) return true;
-    const int bit = 13 + side * (b == 0 ? 1 : b == 1 ? 3 : 9);
+    const int bit = levelset::reach_bit(b, side);
     Vec3i left = f;
     left[a] -= 1;
     for (const Vec3i& c : {left, f})
@@ -206,8 +206,7 @@ void constrain_velocity(const grid::MacGrid& grid, const grid::Array3<Real>& sol
       if (reach.count() > 0) {
         Vec3i left = f;
         left[a] -= 1;
-        const int across = 13 + (a == 0 ? 1 : a == 1 ? 3 : 9);
-        if (!((reach(left) >> across) & 1)) {
+        if (!((reach(left) >> levelset::reach_bit(a, 1)) & 1)) {
           u[a][idx] = solid_velocity ? solid_velocity(x)[a] : 0;
           return;
         }

@@ -164,7 +164,7 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets&
                 if (j + dj < 0 || j + dj >= size.y()) continue;
                 const Real wyz = wy[dj + 1] * wz[dk + 1];
                 for (int di = -1; di <= 1; ++di)
-                  if (i + di >= 0 && i + di < size.x() && (to >> ((di + 1) + 3 * (dj + 1) + 9 * (dk + 1)) & 1))
+                  if (i + di >= 0 && i + di < size.x() && (to >> reach_bit(di, dj, dk) & 1))
                     mass(i + di, j + dj, k + dk) += wx[di + 1] * wyz;
               }
             }
@@ -210,7 +210,7 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets&
       for (int dj = -1; dj <= 1; ++dj)
         for (int di = -1; di <= 1; ++di) {
           const int i = c.x() + di, j = c.y() + dj, k = c.z() + dk;
-          const int o = (di + 1) + 3 * (dj + 1) + 9 * (dk + 1);
+          const int o = reach_bit(di, dj, dk);
           if (rho.inside(i, j, k) && (to >> o & 1)) space += table[o][open(i, j, k)];
         }
     rho[idx] = space >= COLOUR_MIN_OPEN ? scale * mass[idx] / space : 0;

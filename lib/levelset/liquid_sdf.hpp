@@ -50,6 +50,12 @@ struct NeighbourReach {
   std::vector<std::uint32_t> particles;  // per particle, in the particles' order
 };
 constexpr std::uint32_t REACH_ALL = (1u << 27) - 1;
+// The bit of the neighbour at offset (di, dj, dk), each in -1..1.
+constexpr int reach_bit(int di, int dj, int dk) { return (di + 1) + 3 * (dj + 1) + 9 * (dk + 1); }
+// The bit of the face neighbour one step along `side` (-1 or 1) of axis a.
+constexpr int reach_bit(int axis, int side) {
+  return reach_bit(axis == 0 ? side : 0, axis == 1 ? side : 0, axis == 2 ? side : 0);
+}
 
 // The particle ball radius [m] for the grid: a fixed multiple of dx, tuned for the
 // default 8 particles per cell (2 x 2 x 2 jittered sub-cells).

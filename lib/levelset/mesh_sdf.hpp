@@ -107,6 +107,8 @@ class MeshDistance {
 
   const Points& vertices() const { return vertices_; }
   const std::vector<mesh::Triangle>& triangles() const { return triangles_; }
+  // Unit outward normal of a triangle at the current positions (zero if degenerate).
+  const Vec3& face_normal(Index triangle) const { return face_normals_[static_cast<std::size_t>(triangle)]; }
   // Bounding box of the triangles' vertices [m].
   const Vec3& bounds_min() const { return lo_; }
   const Vec3& bounds_max() const { return hi_; }

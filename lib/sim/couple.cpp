@@ -436,24 +436,13 @@ Index stop_particles_at_solids(SimState& state, ParticlePaths& paths) {
       }
     }
     if (!by) return;
-    const auto normal = [by](Index triangle) {
-      const mesh::Triangle& t = by->triangles()[static_cast<std::size_t>(triangle)];
-      const Points& v = by->vertices();
-      return Vec3((v.col(t[1]) - v.col(t[0])).cross(v.col(t[2]) - v.col(t[0])));
-    };
-    const Vec3 n = normal(first.triangle);
+    const Vec3& n = by->face_normal(first.triangle);
     const Vec3 d = e - s;
     // Leaving a solid (the start was inside it): the SDF push-out's business.
-    if (!(n.dot(d) < 0) || !(n.norm() > 0)) return;
+    if (!(n.dot(d) < 0)) return;
     // In and out again through faces that do not face each other: the path
     // grazed a convex part, and the push-out has already put its end outside.
-    // Stopping it at the entry would take away its motion along the surface
-    // (liquid splashing over a torus packed at the entry points: -14 % volume
-    // in 1 s, against -8 % with the push-out alone).
-    if (first.count >= 2) {
-      const Vec3 m = normal(first.last_triangle);
-      if (!(m.norm() > 0) || !(n.normalized().dot(m.normalized()) < cutcell::WALL_NORMALS)) return;
-    }
+    if (first.count >= 2 && !(n.dot(by->face_normal(first.last_triangle)) < cutcell::WALL_NORMALS)) return;
     // Back on the side it came from: at the surface point nearest the end when
     // that lies on a face turned the same way as the entry, so the particle
     // keeps its motion along the surface (the push-out follows the trilinear
@@ -461,12 +450,11 @@ Index stop_particles_at_solids(SimState& state, ParticlePaths& paths) {
     // triangles: stopped at their entry points, liquid splashing over a torus
     // packed there, -14 % volume in 1 s against -8 %); else at the entry point
     // (through a wall, the nearest point may be on its far face).
-    const Vec3 entry = n.normalized();
-    Vec3 x = first.point + margin * entry;
-    const levelset::MeshHit near = by->closest(e, g.dx);
-    if (first.count == 1 && near.found) {
-      if (near.distance >= 0) return;  // the end is not inside after all (an edge grazed)
-      if (near.normal.dot(entry) > 0) x = near.point + margin * near.normal;
+    Vec3 x = first.point + margin * n;
+    if (first.count == 1) {
+      const levelset::MeshHit near = by->closest(e, g.dx);
+      if (near.found && near.distance >= 0) return;  // the end is not inside after all (an edge grazed)
+      if (near.found && near.normal.dot(n) > 0) x = near.point + margin * near.normal;
     }
     liquid.markers.col(p) = x.cwiseMax(lo).cwiseMin(hi);
     stopped[static_cast<std::size_t>(p)] = 1;

@@ -103,6 +103,24 @@ Vector direct_indefinite(const coupling::CoupledSystem& sys) {
   return lu.solve(coupling::indefinite_rhs(sys));
 }
 
+// A preconditioner of n unknowns applied to three pairs of random vectors
+// (from `seed`): x'Py = y'Px to round-off and x'Px > 0.
+void check_symmetric_positive(const linsolve::ApplyPreconditioner& apply, Index n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<Real> normal(0, 1);
+  for (int k = 0; k < 3; ++k) {
+    Vector x(n), y(n), px, py;
+    for (Index i = 0; i < n; ++i) {
+      x[i] = normal(rng);
+      y[i] = normal(rng);
+    }
+    apply(x, px);
+    apply(y, py);
+    CHECK(std::abs(x.dot(py) - y.dot(px)) <= 1e-12 * x.norm() * py.norm());
+    CHECK(x.dot(px) > 0);
+  }
+}
+
 }  // namespace
 
 TEST_SUITE("coupling") {
@@ -152,19 +170,7 @@ TEST_SUITE("coupling") {
         CAPTURE(static_cast<int>(kind));
         const linsolve::ApplyPreconditioner apply = linsolve::make_preconditioner(kind, a11, sys.grid_cells);
         REQUIRE(apply);
-        std::mt19937 rng(seed);
-        std::normal_distribution<Real> n(0, 1);
-        for (int k = 0; k < 3; ++k) {
-          Vector x(a11.rows()), y(a11.rows()), px, py;
-          for (Index i = 0; i < x.size(); ++i) {
-            x[i] = n(rng);
-            y[i] = n(rng);
-          }
-          apply(x, px);
-          apply(y, py);
-          CHECK(std::abs(x.dot(py) - y.dot(px)) <= 1e-12 * x.norm() * py.norm());
-          CHECK(x.dot(px) > 0);
-        }
+        check_symmetric_positive(apply, a11.rows(), seed);
       }
     }
   }
@@ -189,19 +195,7 @@ TEST_SUITE("coupling") {
           const coupling::SpdSystem spd = coupling::spd_system(sys, s);
           const linsolve::ApplyPreconditioner apply = coupling::spd_preconditioner(sys, spd, s);
           REQUIRE(apply);
-          std::mt19937 rng(seed);
-          std::normal_distribution<Real> n(0, 1);
-          for (int k = 0; k < 3; ++k) {
-            Vector x(spd.matrix.rows()), y(spd.matrix.rows()), px, py;
-            for (Index i = 0; i < x.size(); ++i) {
-              x[i] = n(rng);
-              y[i] = n(rng);
-            }
-            apply(x, px);
-            apply(y, py);
-            CHECK(std::abs(x.dot(py) - y.dot(px)) <= 1e-12 * x.norm() * py.norm());
-            CHECK(x.dot(px) > 0);
-          }
+          check_symmetric_positive(apply, spd.matrix.rows(), seed);
         }
     }
   }
