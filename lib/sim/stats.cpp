@@ -22,6 +22,9 @@ std::string stats_line(const SimState& state, const FrameStats& s) {
   j["solver"] = {{"iterations", s.solver.iterations},
                  {"relative_residual", s.solver.relative_residual},
                  {"converged", s.solves == 0 || s.solver.converged},
+                 {"met_tolerance", s.solves == 0 || s.solver.met_tolerance},
+                 {"round_off_floor", s.solver.round_off_floor},
+                 {"tolerance", state.scene.coupling.tolerance},
                  {"solves", s.solves}};
   if (!s.solver.failure.empty()) j["solver"]["failure"] = s.solver.failure;
   j["solids"] = json::array();
