@@ -9,12 +9,15 @@
 //     guess at the scene's tolerance, and on every K-th system (default 1)
 //     estimates both condition numbers.
 //
-//   fsicut_bench_paper stability SCENE [--radius] [--set /pointer=value ...]
+//   fsicut_bench_paper stability SCENE [--radius] [--max-strain S] [--set /pointer=value ...]
 //     Runs the scene's frames (sim::advance_to, as fsicut) and reports whether
 //     it completed, the worst tet distortion seen (smallest det F, largest
-//     singular value of F, largest node displacement), the solids' centroid
-//     height after every frame and where they ended up. An inverted
-//     tetrahedron ends the run as a failure (as fsicut --strict). --radius: on
+//     principal strain (solid::BodyStats::max_strain), largest node
+//     displacement), the solids' centroid height after every frame and where
+//     they ended up. An inverted tetrahedron ends the run as a failure (as
+//     fsicut --strict). --max-strain: the first substep with a principal strain
+//     above S (distortion the scene's loads cannot cause elastically) is
+//     reported as "distorted_substep". --radius: on
 //     every substep's coupled system, the spectral radius of the weak scheme's
 //     amplification (coupling/amplification.hpp).
 //
@@ -34,6 +37,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -50,6 +54,7 @@
 #include "lib/sim/stats.hpp"
 #include "lib/sim/step.hpp"
 #include "lib/solid/body.hpp"
+#include "lib/solid/corotation.hpp"
 
 namespace {
 
@@ -116,6 +121,7 @@ struct Parsed {
   std::vector<std::string> rest;
   int cond_every = 1;
   bool radius = false;  // stability: the weak amplification's spectral radius per substep
+  double max_strain = std::numeric_limits<double>::infinity();  // stability: distortion to report
 };
 
 Parsed parse(int argc, char** argv) {
@@ -126,6 +132,7 @@ Parsed parse(int argc, char** argv) {
     if (a == "--set" && i + 1 < argc) p.overrides.push_back(fsicut::scene::parse_override(argv[++i]));
     else if (a == "--cond-every" && i + 1 < argc) p.cond_every = std::max(1, std::atoi(argv[++i]));
     else if (a == "--radius") p.radius = true;
+    else if (a == "--max-strain" && i + 1 < argc) p.max_strain = std::atof(argv[++i]);
     else p.rest.push_back(a);
   }
   return p;
@@ -243,19 +250,13 @@ int matrices(const Parsed& p) {
 
 struct Distortion {
   double min_volume_ratio = 1;  // smallest det F over tets and time (< 0: inverted)
-  double max_stretch = 1;       // largest singular value of F
+  double max_strain = 0;        // largest principal strain (solid::BodyStats::max_strain)
 };
 
 void measure(const fsicut::solid::Body& body, Distortion& d) {
-  for (size_t e = 0; e < body.mesh.tets.size(); ++e) {
-    const auto& t = body.mesh.tets[e];
-    Eigen::Matrix3d Ds;
-    for (int c = 0; c < 3; ++c) Ds.col(c) = body.x.col(t[c + 1]) - body.x.col(t[0]);
-    const Eigen::Matrix3d F = Ds * body.Dm_inv[e];
-    d.min_volume_ratio = std::min(d.min_volume_ratio, F.determinant());
-    const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(F.transpose() * F, Eigen::EigenvaluesOnly);
-    d.max_stretch = std::max(d.max_stretch, std::sqrt(std::max(0.0, eig.eigenvalues()[2])));
-  }
+  for (fsicut::Index t = 0; t < body.num_tets(); ++t)
+    d.min_volume_ratio = std::min(d.min_volume_ratio, fsicut::solid::deformation_gradient(body, t).determinant());
+  d.max_strain = std::max(d.max_strain, fsicut::solid::stats(body).max_strain);
 }
 
 int stability(const Parsed& p) {
@@ -274,7 +275,7 @@ int stability(const Parsed& p) {
   std::vector<double> radii;  // per substep, with --radius
   std::string error;
   const Real frame_dt = 1 / state.scene.time.fps;
-  int substeps = 0, unconverged = 0, missed = 0, failed_substep = 0;
+  int substeps = 0, unconverged = 0, missed = 0, failed_substep = 0, distorted_substep = 0;
   fsicut::sim::AdvanceHooks hooks;
   if (radius)
     hooks.observe = [&](const CoupledSystem& sys) {
@@ -292,9 +293,13 @@ int stability(const Parsed& p) {
       max_displacement[i] = std::max(max_displacement[i], (s.solids[i].x - rest[i]).colwise().norm().maxCoeff());
       // As fsicut --strict: an inverted tetrahedron ends the run.
       const fsicut::Index inverted = fsicut::sim::inverted_elements(s.solids[i]);
-      if (inverted > 0)
+      if (distorted_substep == 0 && !(worst[i].max_strain <= p.max_strain))
+        distorted_substep = substeps;
+      if (inverted > 0) {
+        failed_substep = substeps;
         throw fsicut::SimulationError("solid \"" + s.solids[i].name + "\" has " + std::to_string(inverted) +
                                       " inverted tetrahedra (det F <= 0) at t = " + std::to_string(s.time) + " s");
+      }
     }
   };
   try {
@@ -308,13 +313,13 @@ int stability(const Parsed& p) {
     }
   } catch (const fsicut::Error& e) {
     error = e.what();
-    failed_substep = substeps + 1;
+    if (failed_substep == 0) failed_substep = substeps + 1;  // the substep that threw
   }
   std::printf("{\"scene\": \"%s\", \"scheme\": \"%s\", \"completed\": %s, \"frames\": %d, \"frames_done\": %d, "
-              "\"substeps\": %d, \"failed_substep\": %d, \"unconverged_substeps\": %d, "
+              "\"substeps\": %d, \"failed_substep\": %d, \"distorted_substep\": %d, \"unconverged_substeps\": %d, "
               "\"missed_tolerance_substeps\": %d, \"error\": \"",
               p.scene.c_str(), fsicut::scene::to_string(state.scene.coupling.scheme), error.empty() ? "true" : "false",
-              state.scene.time.frames, state.frame, substeps, failed_substep, unconverged, missed);
+              state.scene.time.frames, state.frame, substeps, failed_substep, distorted_substep, unconverged, missed);
   for (char c : error) {
     if (c == '"' || c == '\\') std::printf("\\%c", c);
     else if (c >= ' ') std::putchar(c);
@@ -326,7 +331,7 @@ int stability(const Parsed& p) {
     const auto c = fsicut::solid::stats(state.solids[i]).centroid;
     std::printf("%s{\"name\": \"%s\", ", i ? ", " : "", state.solids[i].name.c_str());
     print_num("min_volume_ratio", worst[i].min_volume_ratio);
-    print_num("max_stretch", worst[i].max_stretch);
+    print_num("max_strain", worst[i].max_strain);
     print_num("max_displacement", max_displacement[i]);
     std::printf("\"start\": [%.6g, %.6g, %.6g], ", start[i].x(), start[i].y(), start[i].z());
     std::printf("\"end\": [%.6g, %.6g, %.6g], ", c.x(), c.y(), c.z());

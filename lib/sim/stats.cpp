@@ -36,6 +36,7 @@ std::string stats_line(const SimState& state, const FrameStats& s) {
                            {"mean_velocity", vec(st.mean_velocity)},
                            {"kinetic_energy", st.kinetic_energy},
                            {"elastic_energy", st.elastic_energy},
+                           {"max_strain", st.max_strain},
                            {"inverted_elements", inverted_elements(b)}});
   }
   j["seconds"] = json::object();

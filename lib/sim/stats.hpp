@@ -24,7 +24,7 @@ struct FrameStats {
 // DESIGN.md section 4: frame, time, substeps, liquid_volume [m^3],
 // max_fluid_speed [m/s], solver {iterations, relative_residual, converged,
 // met_tolerance, round_off_floor, tolerance, solves}, solids [{name, centroid, volume, mean_velocity, kinetic_energy,
-// elastic_energy, inverted_elements}], seconds {stage: s}, plus cfl_exceeded.
+// elastic_energy, max_strain, inverted_elements}], seconds {stage: s}, plus cfl_exceeded.
 // solver: the worst solve of the frame (linsolve::worst). converged: every
 // solve passed its acceptance test, which for PCG is relative_residual <=
 // max(tolerance, 10 x round_off_floor); met_tolerance: every solve reached
