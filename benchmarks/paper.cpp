@@ -9,9 +9,17 @@
 //     guess at the scene's tolerance, and on every K-th system (default 1)
 //     estimates both condition numbers.
 //
-//   fsicut_bench_paper stability SCENE [--set /pointer=value ...]
-//     Runs the scene's frames and reports whether it completed, the worst tet
-//     distortion seen and where the solids ended up.
+//   fsicut_bench_paper stability SCENE [--radius] [--max-strain S] [--set /pointer=value ...]
+//     Runs the scene's frames (sim::advance_to, as fsicut) and reports whether
+//     it completed, the worst tet distortion seen (smallest det F, largest
+//     principal strain (solid::BodyStats::max_strain), largest node
+//     displacement), the solids' centroid height after every frame and where
+//     they ended up. An inverted tetrahedron ends the run as a failure (as
+//     fsicut --strict). --max-strain: the first substep with a principal strain
+//     above S (distortion the scene's loads cannot cause elastically) is
+//     reported as "distorted_substep". --radius: on
+//     every substep's coupled system, the spectral radius of the weak scheme's
+//     amplification (coupling/amplification.hpp).
 //
 // Condition numbers: both matrices are symmetric, so the 2-norm condition
 // number (MATLAB's cond, which the paper used) is max|lambda| / min|lambda|.
@@ -29,6 +37,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -38,11 +47,14 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/parallel.hpp"
+#include "lib/coupling/amplification.hpp"
 #include "lib/coupling/coupled_projection.hpp"
 #include "lib/scene/load.hpp"
-#include "lib/sim/run.hpp"
+#include "lib/sim/advance.hpp"
+#include "lib/sim/stats.hpp"
 #include "lib/sim/step.hpp"
 #include "lib/solid/body.hpp"
+#include "lib/solid/corotation.hpp"
 
 namespace {
 
@@ -108,6 +120,8 @@ struct Parsed {
   std::vector<fsicut::scene::Override> overrides;
   std::vector<std::string> rest;
   int cond_every = 1;
+  bool radius = false;  // stability: the weak amplification's spectral radius per substep
+  double max_strain = std::numeric_limits<double>::infinity();  // stability: distortion to report
 };
 
 Parsed parse(int argc, char** argv) {
@@ -117,6 +131,8 @@ Parsed parse(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--set" && i + 1 < argc) p.overrides.push_back(fsicut::scene::parse_override(argv[++i]));
     else if (a == "--cond-every" && i + 1 < argc) p.cond_every = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--radius") p.radius = true;
+    else if (a == "--max-strain" && i + 1 < argc) p.max_strain = std::atof(argv[++i]);
     else p.rest.push_back(a);
   }
   return p;
@@ -185,16 +201,23 @@ int matrices(const Parsed& p) {
     s.converged_spd = b.report.converged;
     samples.push_back(s);
   };
+  // Frame by frame through sim::advance_to, the substeps fsicut takes, until
+  // STEPS substeps have been observed.
+  struct Enough {};
   const Real frame_dt = 1 / state.scene.time.fps;
   int done = 0;
-  while (done < steps) {
-    Real remaining = frame_dt;
-    for (int k = 0; k < state.scene.time.max_substeps && remaining > 0 && done < steps; ++k, ++done) {
-      const auto sub = fsicut::sim::choose_substep(state, remaining, state.scene.time.max_substeps - k);
+  fsicut::sim::AdvanceHooks hooks;
+  hooks.observe = observe;
+  hooks.after_substep = [&](const fsicut::sim::SimState&, const fsicut::sim::StepReport&) {
+    if (++done >= steps) throw Enough{};
+  };
+  try {
+    for (int frame = 1; done < steps; ++frame) {
+      fsicut::sim::FrameStats tally;
       fsicut::StageTimes times;
-      fsicut::sim::step(state, sub.dt, times, observe);
-      remaining -= sub.dt;
+      fsicut::sim::advance_to(state, frame * frame_dt, tally, times, hooks);
     }
+  } catch (const Enough&) {
   }
 
   std::printf("{\"scene\": \"%s\", \"threads\": %d, \"steps\": %d, \"systems\": %zu, ", p.scene.c_str(),
@@ -227,68 +250,94 @@ int matrices(const Parsed& p) {
 
 struct Distortion {
   double min_volume_ratio = 1;  // smallest det F over tets and time (< 0: inverted)
-  double max_stretch = 1;       // largest singular value of F
+  double max_strain = 0;        // largest principal strain (solid::BodyStats::max_strain)
 };
 
 void measure(const fsicut::solid::Body& body, Distortion& d) {
-  for (size_t e = 0; e < body.mesh.tets.size(); ++e) {
-    const auto& t = body.mesh.tets[e];
-    Eigen::Matrix3d Ds;
-    for (int c = 0; c < 3; ++c) Ds.col(c) = body.x.col(t[c + 1]) - body.x.col(t[0]);
-    const Eigen::Matrix3d F = Ds * body.Dm_inv[e];
-    d.min_volume_ratio = std::min(d.min_volume_ratio, F.determinant());
-    const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(F.transpose() * F, Eigen::EigenvaluesOnly);
-    d.max_stretch = std::max(d.max_stretch, std::sqrt(std::max(0.0, eig.eigenvalues()[2])));
-  }
+  for (fsicut::Index t = 0; t < body.num_tets(); ++t)
+    d.min_volume_ratio = std::min(d.min_volume_ratio, fsicut::solid::deformation_gradient(body, t).determinant());
+  d.max_strain = std::max(d.max_strain, fsicut::solid::stats(body).max_strain);
 }
 
 int stability(const Parsed& p) {
   fsicut::sim::SimState state = fsicut::sim::build_state(fsicut::scene::load_scene(p.scene, p.overrides));
+  const bool radius = p.radius;
   std::vector<fsicut::Vec3> start;
-  for (const auto& b : state.solids) start.push_back(fsicut::solid::stats(b).centroid);
+  std::vector<fsicut::Points> rest;
+  for (const auto& b : state.solids) {
+    start.push_back(fsicut::solid::stats(b).centroid);
+    rest.push_back(b.x);
+  }
   std::vector<Distortion> worst(state.solids.size());
   std::vector<double> y_min(state.solids.size(), 1e300), y_max(state.solids.size(), -1e300);
+  std::vector<double> max_displacement(state.solids.size(), 0);
+  std::vector<std::vector<double>> frame_y(state.solids.size());
+  std::vector<double> radii;  // per substep, with --radius
   std::string error;
   const Real frame_dt = 1 / state.scene.time.fps;
-  int substeps = 0, unconverged = 0;
+  int substeps = 0, unconverged = 0, missed = 0, failed_substep = 0, distorted_substep = 0;
+  fsicut::sim::AdvanceHooks hooks;
+  if (radius)
+    hooks.observe = [&](const CoupledSystem& sys) {
+      radii.push_back(fsicut::coupling::weak_amplification(sys).spectral_radius);
+    };
+  hooks.after_substep = [&](const fsicut::sim::SimState& s, const fsicut::sim::StepReport& r) {
+    unconverged += r.solves > 0 && !r.solve.converged;
+    missed += r.solves > 0 && !r.solve.met_tolerance;
+    ++substeps;
+    for (size_t i = 0; i < s.solids.size(); ++i) {
+      measure(s.solids[i], worst[i]);
+      const double y = fsicut::solid::stats(s.solids[i]).centroid.y();
+      y_min[i] = std::min(y_min[i], y);
+      y_max[i] = std::max(y_max[i], y);
+      max_displacement[i] = std::max(max_displacement[i], (s.solids[i].x - rest[i]).colwise().norm().maxCoeff());
+      // As fsicut --strict: an inverted tetrahedron ends the run.
+      const fsicut::Index inverted = fsicut::sim::inverted_elements(s.solids[i]);
+      if (distorted_substep == 0 && !(worst[i].max_strain <= p.max_strain))
+        distorted_substep = substeps;
+      if (inverted > 0) {
+        failed_substep = substeps;
+        throw fsicut::SimulationError("solid \"" + s.solids[i].name + "\" has " + std::to_string(inverted) +
+                                      " inverted tetrahedra (det F <= 0) at t = " + std::to_string(s.time) + " s");
+      }
+    }
+  };
   try {
     for (int f = 1; f <= state.scene.time.frames; ++f) {
-      Real remaining = frame_dt;
-      for (int k = 0; k < state.scene.time.max_substeps && remaining > 0; ++k) {
-        const auto sub = fsicut::sim::choose_substep(state, remaining, state.scene.time.max_substeps - k);
-        fsicut::StageTimes times;
-        const fsicut::sim::StepReport r = fsicut::sim::step(state, sub.dt, times);
-        unconverged += r.solves > 0 && !r.solve.converged;
-        remaining -= sub.dt;
-        ++substeps;
-        for (size_t i = 0; i < state.solids.size(); ++i) {
-          measure(state.solids[i], worst[i]);
-          const double y = fsicut::solid::stats(state.solids[i]).centroid.y();
-          y_min[i] = std::min(y_min[i], y);
-          y_max[i] = std::max(y_max[i], y);
-        }
-      }
+      fsicut::sim::FrameStats tally;
+      fsicut::StageTimes times;
+      fsicut::sim::advance_to(state, f * frame_dt, tally, times, hooks);
       state.frame = f;
+      for (size_t i = 0; i < state.solids.size(); ++i)
+        frame_y[i].push_back(fsicut::solid::stats(state.solids[i]).centroid.y());
     }
   } catch (const fsicut::Error& e) {
     error = e.what();
+    if (failed_substep == 0) failed_substep = substeps + 1;  // the substep that threw
   }
   std::printf("{\"scene\": \"%s\", \"scheme\": \"%s\", \"completed\": %s, \"frames\": %d, \"frames_done\": %d, "
-              "\"substeps\": %d, \"unconverged_substeps\": %d, \"error\": \"",
+              "\"substeps\": %d, \"failed_substep\": %d, \"distorted_substep\": %d, \"unconverged_substeps\": %d, "
+              "\"missed_tolerance_substeps\": %d, \"error\": \"",
               p.scene.c_str(), fsicut::scene::to_string(state.scene.coupling.scheme), error.empty() ? "true" : "false",
-              state.scene.time.frames, state.frame, substeps, unconverged);
+              state.scene.time.frames, state.frame, substeps, failed_substep, distorted_substep, unconverged, missed);
   for (char c : error) {
     if (c == '"' || c == '\\') std::printf("\\%c", c);
     else if (c >= ' ') std::putchar(c);
   }
-  std::printf("\", \"solids\": [");
+  std::printf("\", \"spectral_radius\": [");
+  for (size_t k = 0; k < radii.size(); ++k) std::printf("%s%.6g", k ? ", " : "", radii[k]);
+  std::printf("], \"solids\": [");
   for (size_t i = 0; i < state.solids.size(); ++i) {
     const auto c = fsicut::solid::stats(state.solids[i]).centroid;
     std::printf("%s{\"name\": \"%s\", ", i ? ", " : "", state.solids[i].name.c_str());
     print_num("min_volume_ratio", worst[i].min_volume_ratio);
-    print_num("max_stretch", worst[i].max_stretch);
+    print_num("max_strain", worst[i].max_strain);
+    print_num("max_displacement", max_displacement[i]);
     std::printf("\"start\": [%.6g, %.6g, %.6g], ", start[i].x(), start[i].y(), start[i].z());
     std::printf("\"end\": [%.6g, %.6g, %.6g], ", c.x(), c.y(), c.z());
+    std::printf("\"frame_y\": [");
+    for (size_t k = 0; k < frame_y[i].size(); ++k) std::printf("%s%.6g", k ? ", " : "", frame_y[i][k]);
+    std::printf("], ");
     print_num("min_y", y_min[i]);
     print_num("max_y", y_max[i], "}");
   }
@@ -304,7 +353,7 @@ int main(int argc, char** argv) {
   if (argc < 3 || (mode != "matrices" && mode != "stability")) {
     std::fprintf(stderr,
                  "usage: %s matrices SCENE.json STEPS [--cond-every K] [--set /pointer=value ...]\n"
-                 "       %s stability SCENE.json [--set /pointer=value ...]\n",
+                 "       %s stability SCENE.json [--radius] [--set /pointer=value ...]\n",
                  argv[0], argv[0]);
     return 64;
   }

@@ -1,7 +1,8 @@
 // Times each stage of Algorithm 1 on a scene and prints one JSON object:
 //   fsicut_bench_stages SCENE.json [STEPS] [--set /pointer=value ...]
-// Runs STEPS substeps (default 20) of CFL length from the scene's initial
-// state, after one warm-up substep, and reports per stage the median and the
+// Runs STEPS substeps (default 20) from the scene's initial state, frame by
+// frame through sim::advance_to (the substeps fsicut takes), after one
+// warm-up substep, and reports per stage the median and the
 // total seconds, plus the linear solves' iterations and unknowns, and the
 // set-up (scene to initial state: meshing, seeding, distance fields). Threads
 // follow OMP_NUM_THREADS (default: all cores).
@@ -32,6 +33,7 @@
 #include "lib/coupling/pressure_projection.hpp"
 #include "lib/scene/load.hpp"
 #include "lib/sim/run.hpp"
+#include "lib/sim/advance.hpp"
 #include "lib/sim/step.hpp"
 
 namespace {
@@ -114,23 +116,39 @@ int main(int argc, char** argv) {
     std::vector<double> iterations, unknowns, totals;
     CoupledTimes coupled;
     std::optional<fsicut::coupling::CoupledSystem> system;
-    const auto observe = [&](const fsicut::coupling::CoupledSystem& sys) { system = sys; };
-    for (int k = 0; k <= steps; ++k) {
-      fsicut::StageTimes times;
-      const auto sub = fsicut::sim::choose_substep(state, frame_dt, 1 << 20);
-      system.reset();
-      const fsicut::sim::StepReport r = fsicut::sim::step(state, sub.dt, times, observe);
-      if (k == 0) continue;  // warm-up: first-touch allocations, caches
-      // After the step, so it does not disturb the stage timings.
-      if (system) time_coupled(*system, state.scene.coupling, coupled);
-      double total = 0;
-      for (const auto& [stage, s] : times.seconds()) {
-        per_stage[stage].push_back(s);
-        total += s;
+    // Frame by frame through sim::advance_to, as fsicut runs the scene; each
+    // substep's stage times are the growth of `times` since the last one.
+    struct Enough {};
+    fsicut::StageTimes times;
+    std::map<std::string, double> before;
+    int k = 0;
+    fsicut::sim::AdvanceHooks hooks;
+    hooks.observe = [&](const fsicut::coupling::CoupledSystem& sys) { system = sys; };
+    hooks.after_substep = [&](const fsicut::sim::SimState&, const fsicut::sim::StepReport& r) {
+      const std::map<std::string, double> now_times = times.seconds();
+      if (k++ > 0) {  // k = 0 is the warm-up: first-touch allocations, caches
+        // After the step, so it does not disturb the stage timings.
+        if (system) time_coupled(*system, state.scene.coupling, coupled);
+        double total = 0;
+        for (const auto& [stage, t] : now_times) {
+          const double s = t - (before.count(stage) ? before.at(stage) : 0.0);
+          per_stage[stage].push_back(s);
+          total += s;
+        }
+        totals.push_back(total);
+        iterations.push_back(r.solve.iterations);
+        unknowns.push_back(r.solve.unknowns);
       }
-      totals.push_back(total);
-      iterations.push_back(r.solve.iterations);
-      unknowns.push_back(r.solve.unknowns);
+      before = now_times;
+      system.reset();
+      if (k > steps) throw Enough{};
+    };
+    try {
+      for (int frame = 1;; ++frame) {
+        fsicut::sim::FrameStats tally;
+        fsicut::sim::advance_to(state, frame * frame_dt, tally, times, hooks);
+      }
+    } catch (const Enough&) {
     }
     std::printf("{\"scene\": \"%s\", \"resolution\": %d, \"preconditioner\": \"%s\", \"steps\": %d, "
                 "\"threads\": %d, \"setup_seconds\": %.6g, \"seconds_per_step\": %.6g, \"stages\": {",

@@ -117,6 +117,7 @@ void put_stats(Writer& w, const sim::FrameStats& s) {
   w.i32(s.cfl_exceeded);
   w.i32(s.solves);
   w.u8(s.solver.converged ? 1 : 0);
+  w.u8(s.solver.met_tolerance ? 1 : 0);
   w.i32(s.solver.iterations);
   w.f64(s.solver.relative_residual);
   w.f64(s.solver.round_off_floor);
@@ -223,6 +224,7 @@ sim::FrameStats get_stats(Reader& r) {
   s.cfl_exceeded = r.i32();
   s.solves = r.i32();
   s.solver.converged = r.u8() != 0;
+  s.solver.met_tolerance = r.u8() != 0;
   s.solver.iterations = r.i32();
   s.solver.relative_residual = r.f64();
   s.solver.round_off_floor = r.f64();

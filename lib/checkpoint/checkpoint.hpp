@@ -55,7 +55,7 @@
 
 namespace fsicut::checkpoint {
 
-inline constexpr std::uint32_t FORMAT_VERSION = 2;
+inline constexpr std::uint32_t FORMAT_VERSION = 3;  // 3: Report::met_tolerance
 
 // The frame loop's own state beside SimState.
 struct Progress {

@@ -394,6 +394,7 @@ CoupledSolution solve_spd(const CoupledSystem& sys, const CoupledSettings& setti
       if (nv > 0 && !(out.report.relative_residual <= 1)) {
         out.solid_failure = diagnose(sys.solid, SparseMatrix(spd.matrix.bottomRightCorner(nv, nv)), settings.sigma);
         out.report.converged = false;
+        out.report.met_tolerance = false;
         out.report.failure = describe(*out.solid_failure);
       }
     } else {

@@ -160,28 +160,11 @@ void extrapolate_and_constrain(Liquid& l, const SolidVelocity& solid_velocity) {
   push_particles_out(l.grid, l.solid_phi, l.markers);
 }
 
-linsolve::Report advance(Liquid& l, Real dt) {
-  advect(l, dt);
-  apply_gravity(l, dt);
-  update_distance_fields(l);
-  const linsolve::Report report = project(l, dt);
-  extrapolate_and_constrain(l);
-  return report;
-}
-
 Real max_speed(const Liquid& l) {
   Vec3 m = Vec3::Zero();
   for (int a = 0; a < 3; ++a)
     for (Real v : l.velocity[a].data()) m[a] = std::max(m[a], std::abs(v));
   return m.norm();
-}
-
-Real cfl_dt(const Liquid& l, Real cfl, Real max_dt) {
-  // 5 = Bridson's factor: a fluid starting at rest falls dx in sqrt(2 dx / g), and
-  // sqrt(5 dx g) keeps that within about one cell per step at cfl = 1.
-  constexpr Real GRAVITY_CFL_FACTOR = 5;
-  const Real speed = max_speed(l) + std::sqrt(GRAVITY_CFL_FACTOR * l.grid.dx * l.gravity.norm());
-  return speed > 0 ? std::min(max_dt, cfl * l.grid.dx / speed) : max_dt;
 }
 
 Real liquid_volume(const Liquid& l) {

@@ -2,7 +2,7 @@
 // The free-surface liquid with static boundaries: the state and the stages of
 // Algorithm 1 (Zarifi & Batty 2017) that concern it, as free functions.
 //
-// A step (what advance() runs, and what sim/step.cpp calls in this order):
+// A step (what sim/step.cpp calls, in this order, for a liquid with or without solids):
 //   2. advect(liquid, dt)                 marker particles (RK2) and face velocities
 //                                         (semi-Lagrangian, RK2 backtrace; only faces in
 //                                         the liquid and its extrapolation band, others 0)
@@ -16,7 +16,8 @@
 //                                         solve fails (unless allow_unconverged)
 //   6. extrapolate_and_constrain(liquid)  extrapolation into air and solid, u.n = 0 at
 //                                         solids, particles pushed out of solids
-// Pick dt = cfl_dt(liquid, cfl, remaining time of the frame); report max_speed().
+// The substep length comes from sim/advance.hpp (the one CFL rule); max_speed()
+// is the liquid's part of it.
 // Build with make_liquid(scene, solid) (or make_liquid(grid, ...) + add_liquid() +
 // initialize()) before the first step.
 //
@@ -114,20 +115,10 @@ void extrapolate_and_constrain(Liquid& liquid, const SolidVelocity& solid_veloci
 // solid at seeding time); returns how many were removed. Call initialize() after.
 Index remove_particles(Liquid& liquid, const Region& inside);
 
-// Stages 2-6 in Algorithm 1 order; returns the projection report.
-linsolve::Report advance(Liquid& liquid, Real dt);
-
 // An upper bound of the fluid speed [m/s]: the norm of the per-axis maximum
 // |face velocity| over all faces (extrapolated ones included, so it also bounds
 // the speeds that advection reads).
 Real max_speed(const Liquid& liquid);
-
-// The CFL substep [s]: min(max_dt, cfl * dx / (max_speed + sqrt(5 dx |g|))).
-// The gravity term (Bridson 2015, sec. 3.2) bounds the speed gravity adds within
-// the step. Why: at rest max_speed is ~0 and the step would be the whole frame;
-// the ghost-fluid surface then turns sub-cell roughness of the particle surface
-// into currents of order |g| dt, and a falling sheet moves several cells per step.
-Real cfl_dt(const Liquid& liquid, Real cfl, Real max_dt);
 
 // Liquid volume [m^3]: the bulk from the smoothed liquid fraction and drops at
 // their particles' volume (levelset::liquid_volume_from_particles), counting only

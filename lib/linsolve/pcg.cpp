@@ -87,7 +87,7 @@ Report solve_pcg(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSet
   if (x.size() != b.size()) x.setZero(b.size());
   if (bnorm == 0) {
     x.setZero(b.size());
-    report.converged = true;
+    report.converged = report.met_tolerance = true;
     return report;
   }
   const Real threshold = s.tolerance * bnorm;
@@ -115,6 +115,7 @@ Report solve_pcg(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSet
   }
   report.relative_residual = (b - A * x).norm() / bnorm;
   report.round_off_floor = round_off_floor(A, b, x);
+  report.met_tolerance = report.relative_residual <= s.tolerance && x.allFinite();
   report.converged = report.relative_residual <= std::max(s.tolerance, ROUND_OFF_MARGIN * report.round_off_floor) &&
                      x.allFinite();
   return report;

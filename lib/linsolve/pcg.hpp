@@ -71,7 +71,8 @@ ApplyPreconditioner make_preconditioner(Preconditioner kind, SparseMatrix A, con
 // the square of a stiff solid's stiffness, and its residual cannot be evaluated
 // more accurately than that floor (measured: E = 1e7 Pa, floor ~2e-11, PCG
 // stagnating at 2.7e-10 against a 1e-10 tolerance). Report::round_off_floor says
-// when this applied.
+// when this applied, and Report::met_tolerance is then false: only
+// |b - A x| / |b| <= tolerance sets it.
 Report solve_pcg(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSettings& settings,
                  const ApplyPreconditioner& precondition);
 

@@ -25,7 +25,7 @@ Report solve_restarted(Solver& solver, const SparseMatrix& A, const Vector& b, V
   if (bnorm == 0) {
     // A is nonsingular, so the only solution of A x = 0 is zero.
     x.setZero(b.size());
-    report.converged = true;
+    report.converged = report.met_tolerance = true;
     return report;
   }
   if (x.size() != b.size()) x.setZero(b.size());
@@ -37,7 +37,7 @@ Report solve_restarted(Solver& solver, const SparseMatrix& A, const Vector& b, V
     report.relative_residual = (b - A * x).norm() / bnorm;
     if (report.relative_residual <= tolerance || report.iterations >= max_iterations || !x.allFinite()) break;
   }
-  report.converged = report.relative_residual <= tolerance && x.allFinite();
+  report.converged = report.met_tolerance = report.relative_residual <= tolerance && x.allFinite();
   return report;
 }
 

@@ -26,6 +26,7 @@
 #include "lib/io/lock.hpp"
 #include "lib/io/obj.hpp"
 #include "lib/io/vdb.hpp"
+#include "lib/sim/advance.hpp"
 #include "lib/sim/stats.hpp"
 #include "lib/sim/step.hpp"
 
@@ -41,8 +42,8 @@ constexpr const char* STAGE_OUTPUT = "output";
 // out below a cell): a few % over a dam break is normal; 10 % means the
 // liquid is being lost or created (e.g. squeezed through an inverted solid).
 constexpr Real LIQUID_VOLUME_DRIFT_WARNING = 0.1;
-// A frame is done when less than this fraction of a frame remains: the
-// substeps' dt sum to the frame length only up to round-off.
+// A frame is done when less than this fraction of a frame remains (as in
+// advance_to): a stop request after its last substep waits for its outputs.
 constexpr Real FRAME_END_SLACK = 1e-12;
 
 std::string numbered(const std::string& stem, int frame, const char* extension) {
@@ -263,20 +264,6 @@ FrameStats empty_stats(const SimState& state) {
 
 }  // namespace
 
-Substep choose_substep(const SimState& state, Real remaining, int substeps_left) {
-  const scene::Scene& s = state.scene;
-  // sqrt(dx |g|) bounds the speed gravity adds within one step of CFL length,
-  // so the very first step from rest is not a whole frame long.
-  const Real speed = max_speed(state) + std::sqrt(s.grid.cell_size * s.gravity.norm());
-  const Real cfl_dt = speed > 0 ? s.time.cfl * s.grid.cell_size / speed : remaining;
-  if (cfl_dt >= remaining) return {remaining, false};
-  // Two steps of half the remainder rather than a full one and a sliver.
-  if (2 * cfl_dt >= remaining) return {remaining / 2, false};
-  const Real floor_dt = remaining / std::max(substeps_left, 1);
-  if (cfl_dt < floor_dt) return {floor_dt, true};
-  return {cfl_dt, false};
-}
-
 void run(SimState& state, const FrameCallback& on_frame, const RunControl& control) {
   const scene::Scene& scene = state.scene;
   const fs::path dir = scene.output.directory;
@@ -366,23 +353,16 @@ void run(SimState& state, const FrameCallback& on_frame, const RunControl& contr
       progress.mid_frame = false;
     }
     // Frame ends are computed from the frame number, not accumulated, so
-    // round-off does not drift over long runs.
-    while (frame_end - state.time > FRAME_END_SLACK * frame_dt) {
-      const Substep sub = choose_substep(state, frame_end - state.time, scene.time.max_substeps - st.substeps);
-      const bool last = sub.dt >= frame_end - state.time;
-      const StepReport r = step(state, sub.dt, times);
-      if (last) state.time = frame_end;
-      if (r.solves > 0) {
-        st.solver = st.solves == 0 ? r.solve : linsolve::worst(st.solver, r.solve);
-        st.solves += r.solves;
-      }
-      st.cfl_exceeded += sub.cfl_exceeded ? 1 : 0;
-      ++st.substeps;
+    // round-off does not drift over long runs. A stop request is honoured after
+    // the substep under way; at the frame's end it waits for the frame's outputs.
+    AdvanceHooks hooks;
+    hooks.after_substep = [&](const SimState&, const StepReport&) {
       if (stopped() && frame_end - state.time > FRAME_END_SLACK * frame_dt) {
         for (const auto& [stage, seconds] : times.seconds()) st.seconds[stage] = seconds;
         throw interrupted(save(true, st));
       }
-    }
+    };
+    advance_to(state, frame_end, st, times, hooks);
     state.frame = st.frame = frame;
     st.time = state.time;
     for (const auto& [stage, seconds] : times.seconds()) st.seconds[stage] = seconds;

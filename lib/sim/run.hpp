@@ -1,5 +1,5 @@
 #pragma once
-// The frame loop: CFL substeps inside each frame, outputs at frame ends.
+// The frame loop: CFL substeps inside each frame (sim::advance_to), outputs at frame ends.
 //
 // Output folder layout (DESIGN.md section 4), every file written atomically:
 //   run.json              fsicut and library versions, thread count, the resolved scene
@@ -35,6 +35,7 @@
 #include <functional>
 
 #include "lib/checkpoint/checkpoint.hpp"
+#include "lib/sim/advance.hpp"
 #include "lib/sim/state.hpp"
 
 namespace fsicut::sim {
@@ -46,15 +47,6 @@ struct FrameReport {
   int substeps = 0;      // substeps this frame took
   double seconds = 0;    // wall time of this frame, output included [s]
 };
-
-// The next substep's length [s] with `remaining` [s] left in the frame and at
-// most `substeps_left` substeps to cover it: the CFL limit, stretched so the
-// frame never needs more than max_substeps (then cfl_exceeded is set).
-struct Substep {
-  Real dt = 0;
-  bool cfl_exceeded = false;
-};
-Substep choose_substep(const SimState& state, Real remaining, int substeps_left);
 
 using FrameCallback = std::function<void(const FrameReport&)>;
 
@@ -77,9 +69,10 @@ struct RunControl {
 // Runs state.scene.time.frames frames into state.scene.output.directory,
 // calling `on_frame` after each frame is on disk (frame 0 included, except
 // when resuming).
-// Substeps: dt = min(remaining, cfl * dx / (max speed + sqrt(dx |g|))); a frame
-// never takes more than time.max_substeps substeps (past that dt grows beyond
-// the CFL limit, and the frame's stats count it under "cfl_exceeded").
+// Substeps: sim::advance_to from one frame end to the next (the CFL rule and
+// the budget are in advance.hpp); a frame never takes more than
+// time.max_substeps substeps (past that dt grows beyond the CFL limit, and the
+// frame's stats count it under "cfl_exceeded").
 // Sanity: after each frame, a solid with inverted tetrahedra gets a warning
 // naming it and the frame (once per solid; RunControl::strict makes it an
 // error), and the liquid volume drifting more than 10 % from frame 0 gets one.

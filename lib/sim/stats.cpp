@@ -22,6 +22,9 @@ std::string stats_line(const SimState& state, const FrameStats& s) {
   j["solver"] = {{"iterations", s.solver.iterations},
                  {"relative_residual", s.solver.relative_residual},
                  {"converged", s.solves == 0 || s.solver.converged},
+                 {"met_tolerance", s.solves == 0 || s.solver.met_tolerance},
+                 {"round_off_floor", s.solver.round_off_floor},
+                 {"tolerance", state.scene.coupling.tolerance},
                  {"solves", s.solves}};
   if (!s.solver.failure.empty()) j["solver"]["failure"] = s.solver.failure;
   j["solids"] = json::array();
@@ -33,6 +36,7 @@ std::string stats_line(const SimState& state, const FrameStats& s) {
                            {"mean_velocity", vec(st.mean_velocity)},
                            {"kinetic_energy", st.kinetic_energy},
                            {"elastic_energy", st.elastic_energy},
+                           {"max_strain", st.max_strain},
                            {"inverted_elements", inverted_elements(b)}});
   }
   j["seconds"] = json::object();

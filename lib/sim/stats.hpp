@@ -23,8 +23,16 @@ struct FrameStats {
 // One stats.jsonl line (no trailing newline) with the contract keys of
 // DESIGN.md section 4: frame, time, substeps, liquid_volume [m^3],
 // max_fluid_speed [m/s], solver {iterations, relative_residual, converged,
-// solves}, solids [{name, centroid, volume, mean_velocity, kinetic_energy,
-// elastic_energy, inverted_elements}], seconds {stage: s}, plus cfl_exceeded.
+// met_tolerance, round_off_floor, tolerance, solves}, solids [{name, centroid, volume, mean_velocity, kinetic_energy,
+// elastic_energy, max_strain, inverted_elements}], seconds {stage: s}, plus cfl_exceeded.
+// solver: the worst solve of the frame (linsolve::worst). converged: every
+// solve passed its acceptance test, which for PCG is relative_residual <=
+// max(tolerance, 10 x round_off_floor); met_tolerance: every solve reached
+// relative_residual <= tolerance (coupling/tolerance, repeated as `tolerance`);
+// round_off_floor: the attainable relative residual in double precision of
+// the worst solve (0 when the solver does not compute it). converged true with
+// met_tolerance false means a solve stopped at the round-off floor above the
+// tolerance: the system cannot be solved more accurately in double precision.
 std::string stats_line(const SimState& state, const FrameStats& stats);
 
 // Tetrahedra of `body` turned inside out or flattened at its current

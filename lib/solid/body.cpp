@@ -1,6 +1,9 @@
 #include "lib/solid/body.hpp"
 
+#include <Eigen/SVD>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -175,6 +178,17 @@ BodyStats stats(const Body& body) {
   }
   s.volume = volume;
   s.elastic_energy = elastic_energy(body);
+  for (Index t = 0; t < body.num_tets(); ++t) {
+    const Mat3 F = deformation_gradient(body, t);
+    // A NaN element must not hide behind max (nor inside the SVD's iteration).
+    if (!F.allFinite()) {
+      s.max_strain = std::numeric_limits<Real>::quiet_NaN();
+      break;
+    }
+    Vec3 stretch = Eigen::JacobiSVD<Mat3>(F).singularValues();
+    if (F.determinant() < 0) stretch.z() = -stretch.z();
+    s.max_strain = std::max(s.max_strain, (stretch.array() - 1).abs().maxCoeff());
+  }
   return s;
 }
 

@@ -127,6 +127,11 @@ struct BodyStats {
   Vec3 mean_velocity{0, 0, 0};  // momentum / mass [m/s]
   Real kinetic_energy = 0;      // 1/2 sum m |v|^2 [J]
   Real elastic_energy = 0;      // corotated: 1/2 sum_e (R^T x_e - X_e)^T K0_e (R^T x_e - X_e) [J]
+  // Largest principal strain over all tets: max_e max_i |s_i - 1|, s_i the
+  // singular values of F_e = Ds Dm^-1, the smallest negated when det F_e < 0,
+  // so an inverted tet counts more than 1. Rotation-invariant; about the
+  // largest stress over E while the solid stays in linear elasticity's range.
+  Real max_strain = 0;
 };
 BodyStats stats(const Body& body);
 

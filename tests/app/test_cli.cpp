@@ -166,12 +166,38 @@ TEST_CASE("a solid-only run writes run.json, one OBJ per frame and a stats line 
   for (char c : stats) lines += c == '\n';
   CHECK(lines == 4);
   for (const char* key : {"\"frame\"", "\"time\"", "\"substeps\"", "\"liquid_volume\"", "\"max_fluid_speed\"",
-                          "\"solver\"", "\"iterations\"", "\"relative_residual\"", "\"solids\"", "\"centroid\"",
+                          "\"solver\"", "\"iterations\"", "\"relative_residual\"", "\"converged\"",
+                          "\"met_tolerance\"", "\"round_off_floor\"", "\"solids\"", "\"centroid\"",
                           "\"volume\"", "\"mean_velocity\"", "\"kinetic_energy\"", "\"elastic_energy\"", "\"seconds\"",
                           "\"output\""})
     CHECK(contains(stats, key));
   // No temporary files are left behind.
   for (const auto& e : fs::directory_iterator(out)) CHECK(e.path().filename().string()[0] != '.');
+}
+
+// stats.jsonl's solver.met_tolerance is true only when the relative residual
+// reached coupling/tolerance; a tolerance below double precision stops PCG at
+// the round-off floor: converged (the acceptance test), not met_tolerance.
+TEST_CASE("stats say whether the solves met the tolerance or stopped at the round-off floor") {
+  ScratchDir dir("cli");
+  const fs::path scene = write_scene(
+      dir, "{ " + GRID + R"(, "time": { "frames": 1 }, "fluid": { "regions": [ { "type": "box", "min": [0,0,0], "max": [1,0.5,1] } ] }, "output": { "liquid": false } })");
+  auto solver_of = [&](const std::string& tolerance, const char* name) {
+    const fs::path out = dir / name;
+    const Result r = run_fsicut(dir, quoted(scene.string()) + " -q -o " + quoted(out.string()) +
+                                         " --set /coupling/tolerance=" + tolerance);
+    REQUIRE(r.code == 0);
+    const std::string stats = fsicut::test::read_file(out / "stats.jsonl");
+    return stats.substr(stats.rfind("\"solver\""));
+  };
+  const std::string met = solver_of("1e-8", "met");
+  CHECK(contains(met, "\"converged\":true"));
+  CHECK(contains(met, "\"met_tolerance\":true"));
+  CHECK(contains(met, "\"tolerance\":1e-08"));
+  const std::string floor = solver_of("1e-18", "floor");
+  CHECK(contains(floor, "\"converged\":true"));
+  CHECK(contains(floor, "\"met_tolerance\":false"));
+  CHECK_FALSE(contains(floor, "\"round_off_floor\":0,"));
 }
 
 TEST_CASE("an unwritable output folder exits 73 and names it") {

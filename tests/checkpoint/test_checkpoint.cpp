@@ -14,6 +14,7 @@
 #include "lib/checkpoint/checkpoint.hpp"
 #include "lib/core/timer.hpp"
 #include "lib/scene/load.hpp"
+#include "lib/sim/advance.hpp"
 #include "lib/sim/run.hpp"
 #include "lib/sim/step.hpp"
 #include "tests/support.hpp"
@@ -41,10 +42,8 @@ sim::SimState build(const char* text, const fs::path& out) {
   return sim::build_state(s);
 }
 
-void advance(sim::SimState& state, int substeps, Real dt) {
-  StageTimes times;
-  for (int i = 0; i < substeps; ++i) sim::step(state, dt, times);
-}
+// Runs `duration` [s] further through the substep driver `fsicut` uses.
+void advance(sim::SimState& state, Real duration) { sim::advance_frames_to(state, state.time + duration); }
 
 template <class T>
 bool same_bits(const grid::Array3<T>& a, const grid::Array3<T>& b) {
@@ -65,7 +64,7 @@ checkpoint::Progress some_progress() {
   p.partial.substeps = 3;
   p.partial.cfl_exceeded = 1;
   p.partial.solves = 3;
-  p.partial.solver = {true, 17, 3.5e-11, 1e-13, 1234};
+  p.partial.solver = {true, false, 17, 3.5e-11, 1e-13, 1234};
   p.partial.seconds = {{"advection", 0.25}, {"projection", 1.5}};
   return p;
 }
@@ -77,7 +76,7 @@ TEST_SUITE("checkpoint") {
 TEST_CASE("a liquid state survives the round trip bit for bit and the next step is identical") {
   ScratchDir dir("checkpoint");
   sim::SimState a = build(LIQUID_SCENE, dir.path());
-  advance(a, 3, 0.01);
+  advance(a, 0.03);
   const std::string bytes = checkpoint::encode(a, some_progress());
 
   sim::SimState b = build(LIQUID_SCENE, dir.path());
@@ -100,12 +99,15 @@ TEST_CASE("a liquid state survives the round trip bit for bit and the next step 
   CHECK(p.mid_frame);
   CHECK(p.partial.substeps == 3);
   CHECK(p.partial.solver.iterations == 17);
+  CHECK(p.partial.solver.converged);
+  CHECK_FALSE(p.partial.solver.met_tolerance);
+  CHECK(p.partial.solver.round_off_floor == 1e-13);
   CHECK(p.partial.seconds.at("projection") == 1.5);
   // Encoding the restored state gives the same bytes.
   CHECK(checkpoint::encode(b, p) == bytes);
 
-  advance(a, 2, 0.01);
-  advance(b, 2, 0.01);
+  advance(a, 0.02);
+  advance(b, 0.02);
   CHECK(same_bits(la.markers, lb.markers));
   for (int d = 0; d < 3; ++d) CHECK(same_bits(la.velocity[d], lb.velocity[d]));
   CHECK(same_bits(la.pressure, lb.pressure));
@@ -114,7 +116,7 @@ TEST_CASE("a liquid state survives the round trip bit for bit and the next step 
 TEST_CASE("a solid state survives the round trip - rotations are recomputed and the next step is identical") {
   ScratchDir dir("checkpoint");
   sim::SimState a = build(SOLID_SCENE, dir.path());
-  advance(a, 4, 0.01);
+  advance(a, 0.04);
   const std::string bytes = checkpoint::encode(a, {});
   sim::SimState b = build(SOLID_SCENE, dir.path());
   checkpoint::Progress p;
@@ -123,8 +125,8 @@ TEST_CASE("a solid state survives the round trip - rotations are recomputed and 
   CHECK(same_bits(a.solids[0].x, b.solids[0].x));
   CHECK(same_bits(a.solids[0].v, b.solids[0].v));
   for (Index t = 0; t < a.solids[0].num_tets(); ++t) CHECK(a.solids[0].R[t] == b.solids[0].R[t]);
-  advance(a, 3, 0.01);
-  advance(b, 3, 0.01);
+  advance(a, 0.03);
+  advance(b, 0.03);
   CHECK(same_bits(a.solids[0].x, b.solids[0].x));
   CHECK(same_bits(a.solids[0].v, b.solids[0].v));
 }
@@ -167,11 +169,11 @@ TEST_CASE("truncated and corrupted and foreign files are rejected with the reaso
 TEST_CASE("resume skips a damaged newest checkpoint: restores the previous one and deletes the damaged one") {
   ScratchDir dir("checkpoint");
   sim::SimState a = build(SOLID_SCENE, dir.path());
-  advance(a, 2, 0.01);
+  advance(a, 0.02);
   a.frame = 1;
   checkpoint::write(dir.path(), a, {}, 3);
   const Points x1 = a.solids[0].x;
-  advance(a, 2, 0.01);
+  advance(a, 0.02);
   a.frame = 2;
   const fs::path newest = checkpoint::write(dir.path(), a, {}, 3);
   fs::resize_file(newest, fs::file_size(newest) - 100);

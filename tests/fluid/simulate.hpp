@@ -1,10 +1,12 @@
 #pragma once
-// Test driver: runs fluid::advance with CFL substeps up to a time, calling
-// `observe(time, report)` after every step.
+// Test driver for liquids built in code (fluid::make_liquid + add_liquid): puts
+// the liquid into a sim::SimState and steps it with sim::advance_frames_to, the
+// substep driver `fsicut` runs (same CFL rule, same Algorithm 1 step).
 #include <algorithm>
 #include <cmath>
 
 #include "lib/fluid/liquid.hpp"
+#include "lib/sim/advance.hpp"
 
 namespace fsicut::test {
 
@@ -25,18 +27,33 @@ inline Real max_liquid_face_speed(const fluid::Liquid& l, int sides = 1) {
   return m.norm();
 }
 
+// A simulation of `liquid` alone, as a scene with its grid, gravity and solver
+// settings would give: frames of `frame` seconds (so no substep is longer),
+// CFL number `cfl`, time.max_substeps at its default.
+inline sim::SimState liquid_state(fluid::Liquid liquid, Real cfl, Real frame) {
+  sim::SimState s;
+  s.scene.grid.resolution = liquid.grid.resolution;
+  s.scene.grid.origin = liquid.grid.origin;
+  s.scene.grid.cell_size = liquid.grid.dx;
+  s.scene.gravity = liquid.gravity;
+  s.scene.fluid.density = liquid.density;
+  s.scene.time.fps = 1 / frame;
+  s.scene.time.cfl = cfl;
+  s.scene.coupling.tolerance = liquid.projection.tolerance;
+  s.scene.coupling.max_iterations = liquid.projection.max_iterations;
+  s.scene.coupling.allow_unconverged = liquid.projection.allow_unconverged;
+  s.liquid = std::move(liquid);
+  return s;
+}
+
+// Runs `state` for `duration` [s] through sim::advance_frames_to, calling
+// observe(time, report of the substep's projection) after every substep.
+// Returns the substeps taken.
 template <class Observe>
-int simulate(fluid::Liquid& liquid, Real duration, Real cfl, Real max_dt, Observe&& observe) {
-  Real t = 0;
-  int steps = 0;
-  while (t < duration - 1e-12) {
-    const Real dt = std::min(fluid::cfl_dt(liquid, cfl, max_dt), duration - t);
-    const linsolve::Report report = fluid::advance(liquid, dt);
-    t += dt;
-    ++steps;
-    observe(t, report);
-  }
-  return steps;
+int simulate(sim::SimState& state, Real duration, Observe&& observe) {
+  sim::AdvanceHooks hooks;
+  hooks.after_substep = [&](const sim::SimState& s, const sim::StepReport& r) { observe(s.time, r.solve); };
+  return sim::advance_frames_to(state, state.time + duration, hooks);
 }
 
 }  // namespace fsicut::test

@@ -29,14 +29,16 @@ TEST_CASE("validation: hydrostatic rest in a half-filled spherical container") {
   g.dx = 1.0 / n;
   const Real R = 0.4, grav = 9.81, rho = 1000;
   const Vec3 centre(0.5, 0.5, 0.5);
-  Liquid l = make_liquid(g, rho, Vec3(0, -grav, 0), levelset::sphere_solid(centre, R, true));
-  add_liquid(l, [&](const Vec3& x) { return x.y() < centre.y(); }, Vec3::Zero(), 8, 1);
-  initialize(l);
+  Liquid built = make_liquid(g, rho, Vec3(0, -grav, 0), levelset::sphere_solid(centre, R, true));
+  add_liquid(built, [&](const Vec3& x) { return x.y() < centre.y(); }, Vec3::Zero(), 8, 1);
+  initialize(built);
+  sim::SimState state = test::liquid_state(std::move(built), 1.0, 1.0 / 30);
+  Liquid& l = *state.liquid;
   const Real v_exact = 2.0 / 3.0 * M_PI * R * R * R;
   const Real v0 = liquid_volume(l);
   Real worst_speed = 0;
   int iterations = 0;
-  const int steps = test::simulate(l, 1.0, 1.0, 1.0 / 30, [&](Real, const linsolve::Report& r) {
+  const int steps = test::simulate(state, 1.0, [&](Real, const linsolve::Report& r) {
     CHECK(r.converged);
     iterations = std::max(iterations, r.iterations);
     worst_speed = std::max(worst_speed, test::max_liquid_face_speed(l));
@@ -99,9 +101,11 @@ TEST_CASE("validation: dam break against Martin & Moyce (1952)") {
   const auto start = std::chrono::steady_clock::now();
   const Real a = 0.2, grav = 9.81, dx = 0.0125;
   const grid::MacGrid g = slab(96, 40, 2, dx);  // 1.2 x 0.5 m
-  Liquid l = make_liquid(g, 1000, Vec3(0, -grav, 0), {});
-  add_liquid(l, [&](const Vec3& x) { return x.x() < a && x.y() < 2 * a; }, Vec3::Zero(), 8, 1);
-  initialize(l);
+  Liquid built = make_liquid(g, 1000, Vec3(0, -grav, 0), {});
+  add_liquid(built, [&](const Vec3& x) { return x.x() < a && x.y() < 2 * a; }, Vec3::Zero(), 8, 1);
+  initialize(built);
+  sim::SimState state = test::liquid_state(std::move(built), 1.0, 1.0 / 60);
+  Liquid& l = *state.liquid;
   const Real v0 = liquid_volume(l);
   const Real time_scale = std::sqrt(2 * grav / a);  // T = t sqrt(2 g / a)
   const std::vector<std::pair<Real, Real>> reference = {
@@ -110,7 +114,7 @@ TEST_CASE("validation: dam break against Martin & Moyce (1952)") {
   front.emplace_back(0, l.markers.row(0).maxCoeff() / a);
   Real worst_volume = 0;
   int max_iterations = 0;
-  const int steps = test::simulate(l, 2.0, 1.0, 1.0 / 60, [&](Real t, const linsolve::Report& r) {
+  const int steps = test::simulate(state, 2.0, [&](Real t, const linsolve::Report& r) {
     CHECK(r.converged);
     max_iterations = std::max(max_iterations, r.iterations);
     front.emplace_back(t * time_scale, l.markers.row(0).maxCoeff() / a);
@@ -146,16 +150,18 @@ TEST_CASE("validation: free slip on a 30-degree ramp that is not grid-aligned") 
   const Vec3 along(std::cos(angle), -std::sin(angle), 0);  // down the slope
   const Vec3 normal(std::sin(angle), std::cos(angle), 0);  // out of the solid
   const Vec3 p0(0, 0.553, 0);
-  Liquid l = make_liquid(g, 1000, Vec3(0, -grav, 0), levelset::plane_solid(p0, normal));
+  Liquid built = make_liquid(g, 1000, Vec3(0, -grav, 0), levelset::plane_solid(p0, normal));
   // A layer 0.06 m thick lying on the ramp, 0.3 m long, starting 0.15 m down the slope.
-  add_liquid(l, [&](const Vec3& x) {
+  add_liquid(built, [&](const Vec3& x) {
     const Real s = along.dot(x - p0), h = normal.dot(x - p0);
     return s > 0.15 && s < 0.45 && h > 0 && h < 0.06;
   }, Vec3::Zero(), 8, 1);
-  initialize(l);
+  initialize(built);
+  sim::SimState state = test::liquid_state(std::move(built), 1.0, 1.0 / 120);
+  Liquid& l = *state.liquid;
   // Mean particle velocity along the slope, least-squares slope of v(t) = a t.
   Real stt = 0, svt = 0;
-  const int steps = test::simulate(l, 0.25, 1.0, 1.0 / 120, [&](Real t, const linsolve::Report& r) {
+  const int steps = test::simulate(state, 0.25, [&](Real t, const linsolve::Report& r) {
     CHECK(r.converged);
     Real v = 0;
     for (Index p = 0; p < l.markers.cols(); ++p)
@@ -176,15 +182,17 @@ TEST_CASE("validation: first sloshing mode period") {
   const Real L = 1, h = 0.5, amp = 0.01, grav = 9.81;
   const int n = 64;
   const grid::MacGrid g = slab(n, 45, 2, L / n);  // 1 x 0.70 m
-  Liquid l = make_liquid(g, 1000, Vec3(0, -grav, 0), {});
-  add_liquid(l, [&](const Vec3& x) { return x.y() < h + amp * std::cos(M_PI * x.x() / L); }, Vec3::Zero(), 8, 1);
-  initialize(l);
+  Liquid built = make_liquid(g, 1000, Vec3(0, -grav, 0), {});
+  add_liquid(built, [&](const Vec3& x) { return x.y() < h + amp * std::cos(M_PI * x.x() / L); }, Vec3::Zero(), 8, 1);
+  initialize(built);
+  sim::SimState state = test::liquid_state(std::move(built), 1.0, 0.01);
+  Liquid& l = *state.liquid;
   const Real k = M_PI / L;
   const Real period_ref = 2 * M_PI / std::sqrt(grav * k * std::tanh(k * h));
   // The first mode moves the centre of mass in x; its extrema are half a period apart.
   std::vector<std::pair<Real, Real>> xc;
   xc.emplace_back(0, particle_centroid(l).x());
-  const int steps = test::simulate(l, 2.6, 1.0, 0.01, [&](Real t, const linsolve::Report& r) {
+  const int steps = test::simulate(state, 2.6, [&](Real t, const linsolve::Report& r) {
     CHECK(r.converged);
     xc.emplace_back(t, particle_centroid(l).x());
   });

@@ -64,3 +64,52 @@ TEST_CASE("PCG reports failure when the iteration budget is too small") {
   CHECK(r.iterations == 3);
   CHECK(r.relative_residual > 1e-12);
 }
+
+TEST_CASE("PCG separates meeting the tolerance from stopping at the round-off floor") {
+  const SparseMatrix A = laplacian(12);
+  const Vector x_true = Vector::LinSpaced(A.rows(), -1.0, 2.0);
+  const Vector b = A * x_true;
+  const ApplyPreconditioner mic = make_preconditioner(Preconditioner::modified_incomplete_cholesky, A);
+  REQUIRE(mic);
+  // A reachable tolerance: both flags.
+  Vector x = Vector::Zero(b.size());
+  Report r = solve_pcg(A, b, x, PcgSettings{1e-10, 2000, Preconditioner::none}, mic);
+  CHECK(r.converged);
+  CHECK(r.met_tolerance);
+  CHECK(r.relative_residual <= 1e-10);
+  // A tolerance below double precision (eps = 2.2e-16): no iterate's residual
+  // can be evaluated that accurately. PCG stops at the round-off floor:
+  // converged (within ROUND_OFF_MARGIN of the floor), not met_tolerance.
+  x.setZero();
+  r = solve_pcg(A, b, x, PcgSettings{1e-18, 2000, Preconditioner::none}, mic);
+  MESSAGE("relative residual " << r.relative_residual << ", round-off floor " << r.round_off_floor);
+  CHECK(r.round_off_floor > 1e-18);
+  CHECK(r.round_off_floor == doctest::Approx(round_off_floor(A, b, x)));
+  CHECK(r.relative_residual <= ROUND_OFF_MARGIN * r.round_off_floor);
+  CHECK(r.converged);
+  CHECK_FALSE(r.met_tolerance);
+  // Too few iterations: neither.
+  x.setZero();
+  r = solve_pcg(A, b, x, PcgSettings{1e-10, 2, Preconditioner::none}, mic);
+  CHECK_FALSE(r.converged);
+  CHECK_FALSE(r.met_tolerance);
+}
+
+TEST_CASE("the worst of two reports met the tolerance only if both did") {
+  Report met = nothing_to_solve();
+  met.relative_residual = 1e-11;
+  Report floor = met;
+  floor.met_tolerance = false;  // converged at the round-off floor
+  floor.relative_residual = 5e-11;
+  floor.round_off_floor = 1e-11;
+  CHECK(met.met_tolerance);
+  CHECK_FALSE(worst(met, floor).met_tolerance);
+  CHECK_FALSE(worst(floor, met).met_tolerance);
+  CHECK(worst(met, floor).round_off_floor == 1e-11);
+  // The pick itself is unchanged: the larger residual among converged solves.
+  Report larger_met = met;
+  larger_met.relative_residual = 8e-11;
+  CHECK(worst(larger_met, floor).relative_residual == 8e-11);
+  CHECK_FALSE(worst(larger_met, floor).met_tolerance);
+  CHECK(worst(met, larger_met).met_tolerance);
+}

@@ -84,6 +84,24 @@ TEST_CASE("stats: momentum, kinetic energy and signed volume of an inverted body
   CHECK(s.elastic_energy > 0);
 }
 
+TEST_CASE("stats: max_strain is the largest principal strain, zero under rigid motion, above 1 when inverted") {
+  Body b = test::box_body(test::solid_desc(500, 1e5, 0.3), Vec3(0, 0, 0), Vec3(1, 1, 1), Vec3i(2, 2, 2));
+  CHECK(stats(b).max_strain < 1e-14);
+  const Mat3 R = Eigen::AngleAxisd(0.7, Vec3(1, 2, 3).normalized()).toRotationMatrix();
+  const Points rest = b.x;
+  b.x = (R * rest).colwise() + Vec3(3, -1, 2);
+  CHECK(stats(b).max_strain < 1e-12);
+  // Stretch 1.1 along x, squeeze 0.95 along z: principal strains 0.1 and 0.05.
+  b.x = R * (Vec3(1.1, 1, 0.95).asDiagonal() * rest);
+  CHECK(stats(b).max_strain == doctest::Approx(0.1).epsilon(1e-12));
+  // Mirrored (inverted) at unit stretch: the flipped singular value is -1.
+  b.x = rest;
+  b.x.row(2) *= -1;
+  CHECK(stats(b).max_strain == doctest::Approx(2).epsilon(1e-12));
+  b.x(0, 0) = std::nan("");
+  CHECK(std::isnan(stats(b).max_strain));
+}
+
 TEST_CASE("check_finite names the solid - bad material and meshes are typed errors") {
   Body b = test::box_body(test::solid_desc(1000, 1e5, 0.3), Vec3(0, 0, 0), Vec3(1, 1, 1), Vec3i(1, 1, 1));
   b.name = "beam";

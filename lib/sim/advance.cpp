@@ -1,0 +1,70 @@
+#include "lib/sim/advance.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace fsicut::sim {
+namespace {
+
+// The target time is reached when less than this fraction of a frame remains:
+// the substeps' dt sum to the stretch only up to round-off.
+constexpr Real TIME_SLACK = 1e-12;
+
+Real slack(const SimState& state) { return TIME_SLACK / state.scene.time.fps; }
+
+}  // namespace
+
+Real cfl_limit(const SimState& state) {
+  const scene::Scene& s = state.scene;
+  const Real speed = max_speed(state) + std::sqrt(GRAVITY_CFL_FACTOR * s.grid.cell_size * s.gravity.norm());
+  return speed > 0 ? s.time.cfl * s.grid.cell_size / speed : std::numeric_limits<Real>::infinity();
+}
+
+Substep choose_substep(const SimState& state, Real remaining, int substeps_left) {
+  const Real limit = cfl_limit(state);
+  if (limit >= remaining) return {remaining, false};
+  if (substeps_left <= 1) return {remaining, true};
+  // Two steps of half the remainder rather than a full one and a sliver.
+  if (2 * limit >= remaining) return {remaining / 2, false};
+  const Real floor_dt = remaining / substeps_left;
+  if (limit < floor_dt) return {floor_dt, true};
+  return {limit, false};
+}
+
+void advance_to(SimState& state, Real t_end, FrameStats& tally, StageTimes& times, const AdvanceHooks& hooks) {
+  while (t_end - state.time > slack(state)) {
+    const Real remaining = t_end - state.time;
+    const Substep sub = choose_substep(state, remaining, state.scene.time.max_substeps - tally.substeps);
+    const StepReport r = step(state, sub.dt, times, hooks.observe);
+    // The last substep lands on t_end exactly, not on a sum of dt.
+    if (sub.dt >= remaining) state.time = t_end;
+    if (r.solves > 0) {
+      tally.solver = tally.solves == 0 ? r.solve : linsolve::worst(tally.solver, r.solve);
+      tally.solves += r.solves;
+    }
+    tally.cfl_exceeded += sub.cfl_exceeded ? 1 : 0;
+    ++tally.substeps;
+    if (hooks.after_substep) hooks.after_substep(state, r);
+  }
+}
+
+int advance_to(SimState& state, Real t_end, const AdvanceHooks& hooks) {
+  FrameStats tally;
+  StageTimes times;
+  advance_to(state, t_end, tally, times, hooks);
+  return tally.substeps;
+}
+
+int advance_frames_to(SimState& state, Real t_end, const AdvanceHooks& hooks) {
+  const Real frame = 1 / state.scene.time.fps;
+  int substeps = 0;
+  while (t_end - state.time > slack(state)) {
+    // The next frame end after state.time (a state already on a frame end goes to the next).
+    const Real next = (std::floor(state.time / frame + 1e-9) + 1) * frame;
+    substeps += advance_to(state, std::min(t_end, next), hooks);
+  }
+  return substeps;
+}
+
+}  // namespace fsicut::sim
