@@ -317,7 +317,18 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
   return out;
 }
 
-linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver& observe) {
+coupling::PartitionedSettings partitioned_settings(const scene::Coupling& c, Real dx, Real dt) {
+  coupling::PartitionedSettings s;
+  s.method = c.scheme == scene::Coupling::Scheme::xpm ? coupling::PartitionedSettings::Method::xpm
+                                                      : coupling::PartitionedSettings::Method::relaxed;
+  s.relaxation = c.partitioned.relaxation;
+  s.tolerance = c.partitioned.tolerance * dx / dt;  // cells per substep -> m/s
+  s.max_iterations = c.partitioned.max_iterations;
+  return s;
+}
+
+linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver& observe,
+                                 std::optional<coupling::PartitionedReport>* partitioned) {
   fluid::Liquid& liquid = *state.liquid;
   const scene::Coupling& settings = state.scene.coupling;
   const CoupledAssembly a = assemble_coupled(state, dt);
@@ -336,6 +347,14 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
     case scene::Coupling::Scheme::damping_only: x = coupling::solve_spd(a.system, s, guess); break;
     case scene::Coupling::Scheme::indefinite: x = coupling::solve_indefinite(a.system, s, guess); break;
     case scene::Coupling::Scheme::weak: x = coupling::solve_weak(a.system, s, guess); break;
+    case scene::Coupling::Scheme::partitioned:
+    case scene::Coupling::Scheme::xpm: {
+      coupling::PartitionedSolution y = coupling::solve_partitioned(
+          a.system, s, partitioned_settings(settings, liquid.grid.dx, dt), guess);
+      x = std::move(y.solution);
+      if (partitioned) *partitioned = y.partitioned;
+      break;
+    }
   }
   if (x.solid_failure) x.report.failure += explain_solid_failure(state, a.dof_offset, dt, *x.solid_failure);
   if (!x.pressure.allFinite() || !x.velocity.allFinite())
