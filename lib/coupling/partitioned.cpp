@@ -101,13 +101,20 @@ PartitionedResult iterate(const FluidSide& fluid, const SolidSide& solid, const 
   }
 
   // xpm: two plain passes give the liquid its first mode, then every pass
-  // feeds each side the reduced models' prediction of the coupled state.
+  // feeds each side the reduced models' prediction of the coupled state
+  // (their Algorithm 1, with the first pass checked for convergence as the
+  // plain iteration's is).
   PairModel liquid, solids;
   Vector v = start;
   Vector g = call_fluid(v);
   liquid.add(v, g);
   Vector v_solid = call_solid(g);
   solids.add(g, v_solid);
+  // The first pass is the plain iteration's: it may already be converged.
+  if (done(v, v_solid)) {
+    out.velocity = v_solid;
+    return out;
+  }
   for (;;) {
     Vector previous = v_solid;
     if (liquid.modes() == 0) {

@@ -31,7 +31,7 @@
 //    converges iff omega (1 + rho(T)) < 2, so omega = 1 (one pass of which is the
 //    `weak` scheme) diverges exactly when rho(T) >= 1.
 //  - xpm (their Algorithm 1, the reduced model interface): after two plain
-//    passes, each side gets a linear model from its own input/output pairs of
+//    passes (the first checked for convergence like the plain iteration's), each side gets a linear model from its own input/output pairs of
 //    this substep, F_x = dG_f dV_f^+ (liquid) and S_p = dV_s dG_s^+ (solids),
 //    d* the differences of the pairs to the latest one and ^+ the
 //    pseudo-inverse (rank-revealing complete orthogonal decomposition, the

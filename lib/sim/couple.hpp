@@ -70,6 +70,13 @@ struct CoupledAssembly {
   linsolve::Report pre_solve;          // damping_only: the worst elastic pre-step solve
 };
 
+// The solver settings of the scene's coupling block.
+coupling::CoupledSettings coupled_settings(const scene::Coupling& c);
+
+// The free-dof velocities of all bodies [m/s], stacked body after body as the
+// coupled system's v (CoupledAssembly::dof_offset).
+linsolve::Vector free_velocities(const std::vector<solid::Body>& bodies);
+
 // Called with each substep's coupled system before it is solved (benchmarks).
 using SystemObserver = std::function<void(const coupling::CoupledSystem&)>;
 
