@@ -39,8 +39,10 @@
 //                   stored, derived from the solids at stage 4 of every substep
 //                   (sim/couple.cpp update_solid_fields) before anything reads it.
 //   sim::FrameStats frame, time, substeps, cfl_exceeded, solver (every member
-//                   of linsolve::Report), solves, seconds: stored (mid-frame
-//                   checkpoints).
+//                   of linsolve::Report), solves, seconds, partitioned (every
+//                   member of coupling::PartitionedReport, when present):
+//                   stored (mid-frame checkpoints).
+//   scene::Coupling::Partitioned: in the scene (fingerprinted), not stored.
 
 namespace fsicut::checkpoint {
 namespace fs = std::filesystem;
@@ -127,6 +129,16 @@ void put_stats(Writer& w, const sim::FrameStats& s) {
   for (const auto& [stage, seconds] : s.seconds) {
     w.str(stage);
     w.f64(seconds);
+  }
+  w.u8(s.partitioned ? 1 : 0);
+  if (s.partitioned) {
+    const coupling::PartitionedReport& p = *s.partitioned;
+    w.u8(p.converged ? 1 : 0);
+    w.i32(p.iterations);
+    w.f64(p.interface_residual);
+    w.f64(p.fluid_seconds);
+    w.f64(p.solid_seconds);
+    w.f64(p.interface_seconds);
   }
 }
 
@@ -234,6 +246,16 @@ sim::FrameStats get_stats(Reader& r) {
   for (std::uint32_t i = 0; i < n; ++i) {
     std::string stage = r.str();
     s.seconds[stage] = r.f64();
+  }
+  if (r.u8() != 0) {
+    coupling::PartitionedReport p;
+    p.converged = r.u8() != 0;
+    p.iterations = r.i32();
+    p.interface_residual = r.f64();
+    p.fluid_seconds = r.f64();
+    p.solid_seconds = r.f64();
+    p.interface_seconds = r.f64();
+    s.partitioned = p;
   }
   return s;
 }

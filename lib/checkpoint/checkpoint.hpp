@@ -55,7 +55,7 @@
 
 namespace fsicut::checkpoint {
 
-inline constexpr std::uint32_t FORMAT_VERSION = 3;  // 3: Report::met_tolerance
+inline constexpr std::uint32_t FORMAT_VERSION = 4;  // 3: Report::met_tolerance; 4: FrameStats::partitioned
 
 // The frame loop's own state beside SimState.
 struct Progress {

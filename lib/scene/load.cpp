@@ -471,7 +471,9 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
                                           {"spd", Coupling::Scheme::spd},
                                           {"indefinite", Coupling::Scheme::indefinite},
                                           {"damping_only", Coupling::Scheme::damping_only},
-                                          {"weak", Coupling::Scheme::weak}},
+                                          {"weak", Coupling::Scheme::weak},
+                                          {"partitioned", Coupling::Scheme::partitioned},
+                                          {"xpm", Coupling::Scheme::xpm}},
                                       false, Coupling::Scheme::spd);
     scene.coupling.preconditioner =
         read_enum(c, "preconditioner",
@@ -493,6 +495,16 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
     c.get("tolerance", scene.coupling.tolerance, open_interval(0, 1));
     c.get("max_iterations", scene.coupling.max_iterations, at_least(1));
     c.get("allow_unconverged", scene.coupling.allow_unconverged);
+    if (c.has("partitioned")) {
+      Object pc(c.at("partitioned"), cw / "partitioned");
+      Partitioned& pt = scene.coupling.partitioned;
+      pc.get("relaxation", pt.relaxation, [](const Real& v, const Where& at) {
+        if (!(v > 0 && v <= 1)) at.fail("must be in (0, 1], got " + num(v));
+      });
+      pc.get("tolerance", pt.tolerance, positive());
+      pc.get("max_iterations", pt.max_iterations, at_least(1));
+      pc.finish();
+    }
     c.finish();
   }
   if (o.has("output")) {
@@ -758,7 +770,10 @@ std::string to_json(const Scene& s) {
                    {"sigma", s.coupling.sigma},
                    {"tolerance", s.coupling.tolerance},
                    {"max_iterations", s.coupling.max_iterations},
-                   {"allow_unconverged", s.coupling.allow_unconverged}};
+                   {"allow_unconverged", s.coupling.allow_unconverged},
+                   {"partitioned", {{"relaxation", s.coupling.partitioned.relaxation},
+                                    {"tolerance", s.coupling.partitioned.tolerance},
+                                    {"max_iterations", s.coupling.partitioned.max_iterations}}}};
   j["coupling"]["alpha"] = s.coupling.alpha_auto ? json("auto") : json(s.coupling.alpha);
   j["output"] = {{"directory", s.output.directory},
                  {"liquid", s.output.liquid},

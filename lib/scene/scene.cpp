@@ -8,6 +8,8 @@ const char* to_string(Coupling::Scheme scheme) {
     case Coupling::Scheme::indefinite: return "indefinite";
     case Coupling::Scheme::damping_only: return "damping_only";
     case Coupling::Scheme::weak: return "weak";
+    case Coupling::Scheme::partitioned: return "partitioned";
+    case Coupling::Scheme::xpm: return "xpm";
   }
   return "?";
 }

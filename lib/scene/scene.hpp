@@ -99,8 +99,16 @@ struct Fluid {
   std::vector<Shape> regions;   // empty: no liquid
 };
 
+// The partitioned schemes' iteration (coupling/partitioned.hpp).
+struct Partitioned {
+  Real relaxation = 1;     // omega in (0, 1], scheme "partitioned" only
+  Real tolerance = 0.05;   // on the solids' velocity change per iteration, in cells per substep:
+                           // max |v_k+1 - v_k| dt <= tolerance dx (Akbay et al.'s 0.05 dx)
+  int max_iterations = 30; // solid solves per substep; more is a solver failure
+};
+
 struct Coupling {
-  enum class Scheme { spd, indefinite, damping_only, weak };
+  enum class Scheme { spd, indefinite, damping_only, weak, partitioned, xpm };
   // Of the pressure block in every PCG solve of the liquid (see linsolve/pcg.hpp).
   enum class Preconditioner { multigrid, mic, ic };
   Scheme scheme = Scheme::spd;
@@ -111,6 +119,7 @@ struct Coupling {
   Real tolerance = 1e-10;  // relative residual of every linear solve
   int max_iterations = 2000;
   bool allow_unconverged = false;  // true: a solve that stops early is logged, not fatal
+  Partitioned partitioned;
 };
 
 struct Output {

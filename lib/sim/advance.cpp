@@ -43,6 +43,20 @@ void advance_to(SimState& state, Real t_end, FrameStats& tally, StageTimes& time
       tally.solver = tally.solves == 0 ? r.solve : linsolve::worst(tally.solver, r.solve);
       tally.solves += r.solves;
     }
+    if (r.partitioned) {
+      if (!tally.partitioned) {
+        tally.partitioned = r.partitioned;
+      } else {
+        coupling::PartitionedReport& t = *tally.partitioned;
+        const double fluid = t.fluid_seconds + r.partitioned->fluid_seconds,
+                     solid = t.solid_seconds + r.partitioned->solid_seconds,
+                     interface = t.interface_seconds + r.partitioned->interface_seconds;
+        if (r.partitioned->iterations > t.iterations) t = *r.partitioned;
+        t.fluid_seconds = fluid;
+        t.solid_seconds = solid;
+        t.interface_seconds = interface;
+      }
+    }
     tally.cfl_exceeded += sub.cfl_exceeded ? 1 : 0;
     ++tally.substeps;
     if (hooks.after_substep) hooks.after_substep(state, r);

@@ -108,16 +108,6 @@ Vec3 barycentric(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c) {
   return {1 - v - w, v, w};
 }
 
-coupling::CoupledSettings coupled_settings(const scene::Coupling& c) {
-  coupling::CoupledSettings s;
-  s.sigma = c.sigma;
-  s.alpha = c.alpha_auto ? std::optional<Real>() : std::optional<Real>(c.alpha);
-  s.tolerance = c.tolerance;
-  s.max_iterations = c.max_iterations;
-  s.preconditioner = coupling::preconditioner(c.preconditioner);
-  return s;
-}
-
 // The solid block of one body, written into the stacked block at `offset`.
 // Returns the elastic pre-step's report (damping_only) or a converged empty one.
 linsolve::Report add_solid_block(solid::Body& body, Real dt, scene::Coupling::Scheme scheme,
@@ -152,14 +142,6 @@ linsolve::Report add_solid_block(solid::Body& body, Real dt, scene::Coupling::Sc
       stiffness.emplace_back(offset + it.col(), offset + r, 0.5 * c_k * it.value());
     }
   return pre;
-}
-
-// The free-dof velocities of all bodies, stacked by `offset` (#dofs [m/s]).
-linsolve::Vector stacked_velocities(const std::vector<solid::Body>& bodies, const std::vector<int>& offset) {
-  linsolve::Vector v(offset.back());
-  for (std::size_t b = 0; b < bodies.size(); ++b)
-    v.segment(offset[b], bodies[b].dofs.num_free_dofs()) = bodies[b].dofs.gather(bodies[b].v);
-  return v;
 }
 
 // A tet this far from regular (check.hpp tet_quality) is stiffer than a
@@ -204,7 +186,39 @@ std::string explain_solid_failure(const SimState& state, const std::vector<int>&
   return advice;
 }
 
+coupling::PartitionedSettings partitioned_settings(const scene::Coupling& c, Real dx, Real dt) {
+  coupling::PartitionedSettings s;
+  s.method = c.scheme == scene::Coupling::Scheme::xpm ? coupling::PartitionedSettings::Method::xpm
+                                                      : coupling::PartitionedSettings::Method::relaxed;
+  s.relaxation = c.partitioned.relaxation;
+  s.tolerance = c.partitioned.tolerance * dx / dt;  // cells per substep -> m/s
+  s.max_iterations = c.partitioned.max_iterations;
+  return s;
+}
+
 }  // namespace
+
+coupling::CoupledSettings coupled_settings(const scene::Coupling& c) {
+  coupling::CoupledSettings s;
+  s.sigma = c.sigma;
+  s.alpha = c.alpha_auto ? std::optional<Real>() : std::optional<Real>(c.alpha);
+  s.tolerance = c.tolerance;
+  s.max_iterations = c.max_iterations;
+  s.preconditioner = coupling::preconditioner(c.preconditioner);
+  return s;
+}
+
+linsolve::Vector free_velocities(const std::vector<solid::Body>& bodies) {
+  Index n = 0;
+  for (const solid::Body& b : bodies) n += b.dofs.num_free_dofs();
+  linsolve::Vector v(n);
+  Index offset = 0;
+  for (const solid::Body& b : bodies) {
+    v.segment(offset, b.dofs.num_free_dofs()) = b.dofs.gather(b.v);
+    offset += b.dofs.num_free_dofs();
+  }
+  return v;
+}
 
 SolidSurfaces make_surfaces(const std::vector<solid::Body>& bodies, std::vector<levelset::MeshDistance> obstacles) {
   SolidSurfaces s;
@@ -317,7 +331,8 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
   return out;
 }
 
-linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver& observe) {
+linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver& observe,
+                                 std::optional<coupling::PartitionedReport>* partitioned) {
   fluid::Liquid& liquid = *state.liquid;
   const scene::Coupling& settings = state.scene.coupling;
   const CoupledAssembly a = assemble_coupled(state, dt);
@@ -327,7 +342,7 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
   const cutcell::ActiveCells& active = a.fluid.active;
   guess.pressure.resize(active.count());
   for (int r = 0; r < active.count(); ++r) guess.pressure[r] = liquid.pressure[active.cells[r]];
-  guess.velocity = stacked_velocities(state.solids, a.dof_offset);
+  guess.velocity = free_velocities(state.solids);
 
   const coupling::CoupledSettings s = coupled_settings(settings);
   coupling::CoupledSolution x;
@@ -336,6 +351,14 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
     case scene::Coupling::Scheme::damping_only: x = coupling::solve_spd(a.system, s, guess); break;
     case scene::Coupling::Scheme::indefinite: x = coupling::solve_indefinite(a.system, s, guess); break;
     case scene::Coupling::Scheme::weak: x = coupling::solve_weak(a.system, s, guess); break;
+    case scene::Coupling::Scheme::partitioned:
+    case scene::Coupling::Scheme::xpm: {
+      coupling::PartitionedSolution y = coupling::solve_partitioned(
+          a.system, s, partitioned_settings(settings, liquid.grid.dx, dt), guess);
+      x = std::move(y.solution);
+      if (partitioned) *partitioned = y.partitioned;
+      break;
+    }
   }
   if (x.solid_failure) x.report.failure += explain_solid_failure(state, a.dof_offset, dt, *x.solid_failure);
   if (!x.pressure.allFinite() || !x.velocity.allFinite())
@@ -488,7 +511,7 @@ linsolve::Vector net_outflow(const SimState& state, const CoupledAssembly& a) {
   const fluid::Liquid& liquid = *state.liquid;
   const cutcell::ActiveCells& active = a.fluid.active;
   const Real cell_volume = liquid.grid.dx * liquid.grid.dx * liquid.grid.dx;
-  linsolve::Vector out = a.system.coupling * stacked_velocities(state.solids, a.dof_offset);
+  linsolve::Vector out = a.system.coupling * free_velocities(state.solids);
   for (int r = 0; r < active.count(); ++r)
     out[r] += cell_volume *
               coupling::weighted_divergence(liquid.grid, liquid.fractions, liquid.velocity,

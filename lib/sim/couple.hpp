@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "lib/coupling/coupled_projection.hpp"
+#include "lib/coupling/partitioned.hpp"
 #include "lib/coupling/pressure_projection.hpp"
 #include "lib/cutcell/surface_patches.hpp"
 #include "lib/fluid/velocity.hpp"
@@ -69,6 +70,13 @@ struct CoupledAssembly {
   linsolve::Report pre_solve;          // damping_only: the worst elastic pre-step solve
 };
 
+// The solver settings of the scene's coupling block.
+coupling::CoupledSettings coupled_settings(const scene::Coupling& c);
+
+// The free-dof velocities of all bodies [m/s], stacked body after body as the
+// coupled system's v (CoupledAssembly::dof_offset).
+linsolve::Vector free_velocities(const std::vector<solid::Body>& bodies);
+
 // Called with each substep's coupled system before it is solved (benchmarks).
 using SystemObserver = std::function<void(const coupling::CoupledSystem&)>;
 
@@ -94,7 +102,10 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt);
 // the solve (worst of the pre-step and the coupled solve); does not throw when
 // the solve stops short (the caller decides), but throws SimulationError for a
 // non-finite result.
-linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver& observe = {});
+// With the schemes partitioned and xpm, `partitioned` (if given) receives the
+// iteration's report.
+linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver& observe = {},
+                                 std::optional<coupling::PartitionedReport>* partitioned = nullptr);
 
 // Particle paths against the solids' triangles (stages 2 and 6). The SDF push-out
 // of stage 6 cannot keep liquid out of a solid thinner than a cell (its node

@@ -27,6 +27,15 @@ std::string stats_line(const SimState& state, const FrameStats& s) {
                  {"tolerance", state.scene.coupling.tolerance},
                  {"solves", s.solves}};
   if (!s.solver.failure.empty()) j["solver"]["failure"] = s.solver.failure;
+  if (s.partitioned) {
+    const coupling::PartitionedReport& p = *s.partitioned;
+    j["solver"]["coupling_iterations"] = p.iterations;
+    j["solver"]["interface_residual"] = p.interface_residual;
+    j["solver"]["interface_converged"] = p.converged;
+    j["solver"]["fluid_seconds"] = p.fluid_seconds;
+    j["solver"]["solid_seconds"] = p.solid_seconds;
+    j["solver"]["interface_seconds"] = p.interface_seconds;
+  }
   j["solids"] = json::array();
   for (const solid::Body& b : state.solids) {
     const solid::BodyStats st = solid::stats(b);

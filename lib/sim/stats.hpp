@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/coupling/partitioned.hpp"
 #include "lib/linsolve/report.hpp"
 #include "lib/sim/state.hpp"
 
@@ -17,6 +18,9 @@ struct FrameStats {
   int cfl_exceeded = 0;                   // substeps whose dt exceeded the CFL limit (max_substeps hit)
   linsolve::Report solver;                // worst linear solve of the frame
   int solves = 0;                         // linear solves in the frame
+  // Schemes partitioned and xpm: the substep with the most iterations, and
+  // every substep's seconds per side summed.
+  std::optional<coupling::PartitionedReport> partitioned;
   std::map<std::string, double> seconds;  // wall time per Algorithm 1 stage, plus "output" [s]
 };
 
@@ -24,7 +28,11 @@ struct FrameStats {
 // DESIGN.md section 4: frame, time, substeps, liquid_volume [m^3],
 // max_fluid_speed [m/s], solver {iterations, relative_residual, converged,
 // met_tolerance, round_off_floor, tolerance, solves}, solids [{name, centroid, volume, mean_velocity, kinetic_energy,
-// elastic_energy, max_strain, inverted_elements}], seconds {stage: s}, plus cfl_exceeded.
+// elastic_energy, max_strain, inverted_elements}], seconds {stage: s}, plus cfl_exceeded;
+// with the partitioned schemes solver also holds coupling_iterations (the
+// substep with most), interface_residual [m/s] (of that substep),
+// interface_converged, and fluid_seconds, solid_seconds, interface_seconds
+// (summed over the frame's substeps).
 // solver: the worst solve of the frame (linsolve::worst). converged: every
 // solve passed its acceptance test, which for PCG is relative_residual <=
 // max(tolerance, 10 x round_off_floor); met_tolerance: every solve reached

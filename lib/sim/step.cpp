@@ -80,7 +80,7 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
   {
     ScopedStage t(times, STAGE_PROJECTION);
     if (coupled) {
-      record(report, project_coupled(state, dt, observe), scene,
+      record(report, project_coupled(state, dt, observe, &report.partitioned), scene,
              std::string("coupled pressure projection (") + scene::to_string(scene.coupling.scheme) + ")");
     } else {
       if (state.liquid) record(report, fluid::project(*state.liquid, dt), scene, "liquid pressure projection");

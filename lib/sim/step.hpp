@@ -1,6 +1,9 @@
 #pragma once
 // One substep of Algorithm 1 (Zarifi & Batty 2017) on the whole state.
+#include <optional>
+
 #include "lib/core/timer.hpp"
+#include "lib/coupling/partitioned.hpp"
 #include "lib/linsolve/report.hpp"
 #include "lib/sim/state.hpp"
 
@@ -17,6 +20,7 @@ inline constexpr const char* STAGE_EXTRAPOLATION = "extrapolation";
 struct StepReport {
   linsolve::Report solve;  // the worst linear solve of the substep
   int solves = 0;          // how many linear solves it ran
+  std::optional<coupling::PartitionedReport> partitioned;  // schemes partitioned and xpm
 };
 
 // Advances `state` by dt [s], adding each stage's wall time to `times`.

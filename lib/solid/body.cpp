@@ -1,6 +1,6 @@
 #include "lib/solid/body.hpp"
 
-#include <Eigen/SVD>
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -185,8 +185,11 @@ BodyStats stats(const Body& body) {
       s.max_strain = std::numeric_limits<Real>::quiet_NaN();
       break;
     }
-    Vec3 stretch = Eigen::JacobiSVD<Mat3>(F).singularValues();
-    if (F.determinant() < 0) stretch.z() = -stretch.z();
+    // Singular values as the square roots of F^T F's eigenvalues (ascending).
+    Eigen::SelfAdjointEigenSolver<Mat3> eig;
+    eig.computeDirect(F.transpose() * F, Eigen::EigenvaluesOnly);
+    Vec3 stretch = eig.eigenvalues().cwiseMax(0).cwiseSqrt();
+    if (F.determinant() < 0) stretch.x() = -stretch.x();
     s.max_strain = std::max(s.max_strain, (stretch.array() - 1).abs().maxCoeff());
   }
   return s;

@@ -66,6 +66,7 @@ checkpoint::Progress some_progress() {
   p.partial.solves = 3;
   p.partial.solver = {true, false, 17, 3.5e-11, 1e-13, 1234};
   p.partial.seconds = {{"advection", 0.25}, {"projection", 1.5}};
+  p.partial.partitioned = coupling::PartitionedReport{true, 7, 2.5e-4, 0.5, 0.125, 0.0625};
   return p;
 }
 
@@ -103,6 +104,10 @@ TEST_CASE("a liquid state survives the round trip bit for bit and the next step 
   CHECK_FALSE(p.partial.solver.met_tolerance);
   CHECK(p.partial.solver.round_off_floor == 1e-13);
   CHECK(p.partial.seconds.at("projection") == 1.5);
+  REQUIRE(p.partial.partitioned);
+  CHECK(p.partial.partitioned->iterations == 7);
+  CHECK(p.partial.partitioned->interface_residual == 2.5e-4);
+  CHECK(p.partial.partitioned->interface_seconds == 0.0625);
   // Encoding the restored state gives the same bytes.
   CHECK(checkpoint::encode(b, p) == bytes);
 
@@ -139,8 +144,8 @@ TEST_CASE("the checkpointed structs have the members checkpoint.cpp lists") {
 #if defined(__x86_64__) && defined(__GLIBCXX__)
   CHECK_MESSAGE(sizeof(fluid::Liquid) == 880, "fluid::Liquid changed: update lib/checkpoint/checkpoint.cpp");
   CHECK_MESSAGE(sizeof(solid::Body) == 384, "solid::Body changed: update lib/checkpoint/checkpoint.cpp");
-  CHECK_MESSAGE(sizeof(sim::SimState) == 1400, "sim::SimState changed: update lib/checkpoint/checkpoint.cpp");
-  CHECK_MESSAGE(sizeof(sim::FrameStats) == 144, "sim::FrameStats changed: update lib/checkpoint/checkpoint.cpp");
+  CHECK_MESSAGE(sizeof(sim::SimState) == 1424, "sim::SimState changed: update lib/checkpoint/checkpoint.cpp");
+  CHECK_MESSAGE(sizeof(sim::FrameStats) == 192, "sim::FrameStats changed: update lib/checkpoint/checkpoint.cpp");
 #else
   MESSAGE("struct sizes are only recorded for x86-64 with libstdc++");
 #endif

@@ -1,0 +1,220 @@
+#include "lib/coupling/partitioned.hpp"
+
+#include <Eigen/Dense>
+#include <Eigen/SparseCholesky>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace fsicut::coupling {
+namespace {
+
+using Dense = Eigen::MatrixXd;
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+Real max_abs(const Vector& r) { return r.size() ? r.cwiseAbs().maxCoeff() : 0; }
+
+// Input/output pairs of one side over this substep, and its linear model
+// around the latest pair: out ~ out_k + D_out D_in^+ (in - in_k).
+class PairModel {
+ public:
+  void add(const Vector& in, const Vector& out) {
+    in_.push_back(in);
+    out_.push_back(out);
+  }
+  const Vector& last_in() const { return in_.back(); }
+  const Vector& last_out() const { return out_.back(); }
+  int modes() const { return static_cast<int>(in_.size()) - 1; }
+
+  // D_out (n x m) and D_in^+ (m x n), m = modes(): the differences of the
+  // earlier pairs to the latest one, and the pseudo-inverse by a complete
+  // orthogonal decomposition (column-pivoted QR, rank-revealing), so nearly
+  // parallel differences do not blow up the model.
+  void factors(Dense& d_out, Dense& d_in_pinv) const {
+    const int m = modes();
+    const Index n = in_.back().size();
+    Dense d_in(n, m);
+    d_out.resize(out_.back().size(), m);
+    for (int i = 0; i < m; ++i) {
+      d_in.col(i) = in_[i] - in_.back();
+      d_out.col(i) = out_[i] - out_.back();
+    }
+    d_in_pinv = Eigen::CompleteOrthogonalDecomposition<Dense>(d_in).pseudoInverse();
+  }
+
+ private:
+  std::vector<Vector> in_, out_;
+};
+
+// x = (I - U W)^-1 b for U (n x m), W (m x n): Woodbury, I + U (I - W U)^-1 W.
+Vector solve_low_rank(const Dense& U, const Dense& W, const Vector& b) {
+  const Index m = U.cols();
+  const Dense small = Dense::Identity(m, m) - W * U;
+  return b + U * small.fullPivLu().solve(W * b);
+}
+
+}  // namespace
+
+PartitionedResult iterate(const FluidSide& fluid, const SolidSide& solid, const Vector& start,
+                          const PartitionedSettings& settings) {
+  PartitionedResult out;
+  PartitionedReport& rep = out.report;
+  auto call_fluid = [&](const Vector& v) {
+    const auto t = Clock::now();
+    Vector g = fluid(v);
+    rep.fluid_seconds += since(t);
+    return g;
+  };
+  auto call_solid = [&](const Vector& g) {
+    const auto t = Clock::now();
+    Vector v = solid(g);
+    rep.solid_seconds += since(t);
+    ++rep.iterations;
+    return v;
+  };
+  // Stops on convergence, on the budget, and on a residual that is no longer
+  // a number (a diverging iteration overflows long before max_iterations).
+  auto done = [&](const Vector& previous, const Vector& next) {
+    rep.interface_residual = max_abs(next - previous);
+    rep.converged = rep.interface_residual <= settings.tolerance;
+    return rep.converged || rep.iterations >= settings.max_iterations || !std::isfinite(rep.interface_residual);
+  };
+
+  if (settings.method == PartitionedSettings::Method::relaxed) {
+    Vector v = start;
+    for (;;) {
+      const Vector next = call_solid(call_fluid(v));
+      const bool stop = done(v, next);
+      const auto t = Clock::now();
+      if (stop) {
+        out.velocity = next;
+        rep.interface_seconds += since(t);
+        return out;
+      }
+      v += settings.relaxation * (next - v);
+      rep.interface_seconds += since(t);
+    }
+  }
+
+  // xpm: two plain passes give the liquid its first mode, then every pass
+  // feeds each side the reduced models' prediction of the coupled state
+  // (their Algorithm 1, with the first pass checked for convergence as the
+  // plain iteration's is).
+  PairModel liquid, solids;
+  Vector v = start;
+  Vector g = call_fluid(v);
+  liquid.add(v, g);
+  Vector v_solid = call_solid(g);
+  solids.add(g, v_solid);
+  // The first pass is the plain iteration's: it may already be converged.
+  if (done(v, v_solid)) {
+    out.velocity = v_solid;
+    return out;
+  }
+  for (;;) {
+    Vector previous = v_solid;
+    if (liquid.modes() == 0) {
+      v = v_solid;
+    } else {
+      // (6): the liquid's input from both models.
+      const auto t = Clock::now();
+      Dense dg_f, dv_f_pinv, dv_s, dg_s_pinv;
+      liquid.factors(dg_f, dv_f_pinv);
+      solids.factors(dv_s, dg_s_pinv);
+      // S_p F_x = dv_s (dg_s^+ dg_f dv_f^+): U = dv_s, W = dg_s^+ dg_f dv_f^+.
+      const Dense W = (dg_s_pinv * dg_f) * dv_f_pinv;
+      const Vector fx_vf = dg_f * (dv_f_pinv * liquid.last_in());
+      const Vector rhs = solids.last_out() + dv_s * (dg_s_pinv * (liquid.last_out() - solids.last_in() - fx_vf));
+      v = solve_low_rank(dv_s, W, rhs);
+      rep.interface_seconds += since(t);
+    }
+    g = call_fluid(v);
+    liquid.add(v, g);
+    {
+      // (7): the solids' input from both models.
+      const auto t = Clock::now();
+      Dense dg_f, dv_f_pinv, dv_s, dg_s_pinv;
+      liquid.factors(dg_f, dv_f_pinv);
+      if (solids.modes() > 0) {
+        solids.factors(dv_s, dg_s_pinv);
+        // F_x S_p = dg_f (dv_f^+ dv_s dg_s^+): U = dg_f, W = dv_f^+ dv_s dg_s^+.
+        const Dense W = (dv_f_pinv * dv_s) * dg_s_pinv;
+        const Vector sp_gs = dv_s * (dg_s_pinv * solids.last_in());
+        const Vector rhs = liquid.last_out() + dg_f * (dv_f_pinv * (solids.last_out() - liquid.last_in() - sp_gs));
+        g = solve_low_rank(dg_f, W, rhs);
+      } else {
+        // No solid model yet: the liquid's model against the solids' latest
+        // answer alone, g = g_f + F_x (v_s - v_f).
+        g = liquid.last_out() + dg_f * (dv_f_pinv * (solids.last_out() - liquid.last_in()));
+      }
+      rep.interface_seconds += since(t);
+    }
+    v_solid = call_solid(g);
+    solids.add(g, v_solid);
+    if (done(previous, v_solid)) {
+      out.velocity = v_solid;
+      return out;
+    }
+  }
+}
+
+PartitionedSolution solve_partitioned(const CoupledSystem& sys, const CoupledSettings& settings,
+                                      const PartitionedSettings& partitioned, const CoupledSolution& guess) {
+  const int np = sys.cells(), nv = sys.dofs();
+  PartitionedSolution out;
+  CoupledSolution& x = out.solution;
+  x.pressure = guess.pressure.size() == np ? guess.pressure : Vector(Vector::Zero(np));
+  const Vector start = guess.velocity.size() == nv ? guess.velocity : Vector(Vector::Zero(nv));
+  linsolve::Report worst = linsolve::nothing_to_solve();
+
+  linsolve::PcgSettings pcg;
+  pcg.tolerance = settings.tolerance;
+  pcg.max_iterations = settings.max_iterations;
+  pcg.preconditioner = settings.preconditioner;
+  const linsolve::ApplyPreconditioner precondition =
+      np > 0 ? linsolve::make_preconditioner(settings.preconditioner, sys.fluid, sys.grid_cells)
+             : linsolve::ApplyPreconditioner();
+  const FluidSide fluid = [&](const Vector& v) {
+    if (np == 0) return Vector(Vector::Zero(nv));
+    const Vector b = sys.fluid_rhs - sys.coupling * v;
+    const linsolve::Report r = precondition ? linsolve::solve_pcg(sys.fluid, b, x.pressure, pcg, precondition)
+                                            : linsolve::solve_pcg(sys.fluid, b, x.pressure, pcg);
+    worst = linsolve::worst(worst, r);
+    return Vector(sys.coupling.transpose() * x.pressure);
+  };
+
+  Eigen::SimplicialLLT<SparseMatrix> factor;
+  if (nv > 0) {
+    factor.compute(SparseMatrix(SparseMatrix(sys.solid.mass_term.asDiagonal()) + sys.solid.stiffness_term));
+    if (factor.info() != Eigen::Success) {
+      x.velocity = start;
+      x.report.failure = "the solid's matrix A_s could not be factored (not positive definite)";
+      return out;
+    }
+  }
+  const SolidSide solid = [&](const Vector& g) {
+    if (nv == 0) return Vector();
+    return Vector(factor.solve(sys.solid.rhs + g));
+  };
+
+  const PartitionedResult r = iterate(fluid, solid, start, partitioned);
+  out.partitioned = r.report;
+  x.velocity = r.velocity;
+  x.report = worst;
+  x.report.unknowns = np + nv;
+  if (!r.report.converged) {
+    x.report.converged = false;
+    x.report.met_tolerance = false;
+    x.report.failure = "the partitioned iteration did not converge: interface residual " +
+                       std::to_string(r.report.interface_residual) + " m/s after " +
+                       std::to_string(r.report.iterations) + " iterations (tolerance " +
+                       std::to_string(partitioned.tolerance) + " m/s)";
+  }
+  return out;
+}
+
+}  // namespace fsicut::coupling

@@ -1,0 +1,98 @@
+#pragma once
+// Partitioned coupling (Akbay, Nobles, Zordan & Shinar 2018): the liquid and
+// the solids solved separately, each as a black box, and iterated to the
+// coupled solution of coupled_projection.hpp's equations
+//   F p + J v = b_f,   A_s v - J^T p = b_s.
+//
+// The interface lives on the solids' free dofs (stacked as in
+// CoupledSolution::velocity). A partitioned scheme sees each side only as a
+// function:
+//  - the liquid (FluidSide) answers a boundary velocity v [m/s] with the force
+//    its pressure puts on the solids, g = J^T p [N], p solving F p = b_f - J v;
+//  - the solids (SolidSide) answer a force g [N] with their velocity after the
+//    step, v solving A_s v = b_s + g.
+// Any solver that can do this, another fluid code or a third-party solid, can
+// take either side's place: `iterate` uses nothing else. Both maps are affine
+// here, g = g0 - (J^T F^-1 J) v and v = v0 + A_s^-1 g, and the coupled solution
+// is the fixed point v = S(F(v)).
+//
+// Conservative impulses (the paper's (8)): their liquid reports the impulse it
+// exchanged with the solid at the interface instead of an interpolated
+// boundary pressure. Our g = J^T p already is that: J v is the volume the solid
+// surface moves out of each cell's liquid, and J^T p is its work-conjugate, the
+// same operator the monolithic schemes use, so the force the solids receive is
+// exactly the one the liquid's volume balance exerted; there is no separate
+// non-conservative variant to offer.
+//
+// Methods:
+//  - relaxed (their Algorithm 3): v_{k+1} = v_k + omega (S(F(v_k)) - v_k). The
+//    error obeys e_{k+1} = ((1 - omega) I - omega T) e_k with T = A_s^-1 J^T F^-1 J
+//    (amplification.hpp), whose eigenvalues lambda are real and >= 0: it
+//    converges iff omega (1 + rho(T)) < 2, so omega = 1 (one pass of which is the
+//    `weak` scheme) diverges exactly when rho(T) >= 1.
+//  - xpm (their Algorithm 1, the reduced model interface): after two plain
+//    passes (the first checked for convergence like the plain iteration's), each side gets a linear model from its own input/output pairs of
+//    this substep, F_x = dG_f dV_f^+ (liquid) and S_p = dV_s dG_s^+ (solids),
+//    d* the differences of the pairs to the latest one and ^+ the
+//    pseudo-inverse (rank-revealing complete orthogonal decomposition, the
+//    paper's pivoted QR). Before each liquid call the models' coupled system
+//    gives its input, (I - S_p F_x) v = v_s + S_p (g_f - g_s - F_x v_f) (their
+//    (6)); before each solid call, (I - F_x S_p) g = g_f + F_x (v_s - v_f - S_p g_s)
+//    (7). Both models have rank <= k, so the systems are solved exactly through
+//    the Woodbury identity with a k x k dense solve, never an n x n matrix.
+//
+// Convergence: max_i |r_i| <= tolerance [m/s], r the change of the solids'
+// velocity between the last two solid calls (the paper's 0.05 dx on positions
+// is 0.05 dx / dt on velocities; sim/couple.cpp converts).
+#include <functional>
+
+#include "lib/coupling/coupled_projection.hpp"
+
+namespace fsicut::coupling {
+
+using FluidSide = std::function<Vector(const Vector& velocity)>;  // v [m/s] -> g = J^T p [N]
+using SolidSide = std::function<Vector(const Vector& force)>;     // g [N] -> v [m/s]
+
+struct PartitionedSettings {
+  enum class Method { relaxed, xpm };
+  Method method = Method::relaxed;
+  Real relaxation = 1;    // omega in (0, 1], relaxed only
+  Real tolerance = 1e-3;  // on max_i |v_{k+1} - v_k| [m/s]
+  int max_iterations = 30;  // solid calls; > max is a failure
+};
+
+struct PartitionedReport {
+  bool converged = false;
+  int iterations = 0;             // solid calls (= liquid calls)
+  Real interface_residual = 0;    // max_i |r_i| at the end [m/s]; inf/NaN when it diverged
+  double fluid_seconds = 0;       // in the liquid's calls
+  double solid_seconds = 0;       // in the solids' calls
+  double interface_seconds = 0;   // everything else: relaxation, the xpm models and their solves
+};
+
+struct PartitionedResult {
+  Vector velocity;  // the last solid call's answer [m/s]
+  PartitionedReport report;
+};
+
+// Iterates from `start` (the solids' velocity before the step, the paper's
+// extrapolated state) until converged, max_iterations, or a non-finite
+// residual. Throws nothing of its own; the sides may.
+PartitionedResult iterate(const FluidSide& fluid, const SolidSide& solid, const Vector& start,
+                          const PartitionedSettings& settings);
+
+// On an assembled system: the liquid side is PCG on F with
+// settings.preconditioner, set up once and warm-started from its previous
+// pressure; the solid side a sparse Cholesky factorization of A_s, factored
+// once per call. solution.pressure is the liquid's last answer,
+// solution.velocity the solids' last; solution.report is the worst linear
+// solve, converged only if every one did and so did the interface (its
+// failure then says why). `guess` as for solve_spd (its velocity is the start).
+struct PartitionedSolution {
+  CoupledSolution solution;
+  PartitionedReport partitioned;
+};
+PartitionedSolution solve_partitioned(const CoupledSystem& system, const CoupledSettings& settings,
+                                      const PartitionedSettings& partitioned, const CoupledSolution& guess);
+
+}  // namespace fsicut::coupling

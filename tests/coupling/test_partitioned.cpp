@@ -1,0 +1,203 @@
+// Partitioned coupling (coupling/partitioned.hpp): both iterations reach the
+// monolithic solution; plain iteration converges exactly where the theory of
+// its error operator says; xpm converges where it does not.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "lib/core/error.hpp"
+#include "lib/coupling/amplification.hpp"
+#include "lib/coupling/partitioned.hpp"
+#include "lib/fluid/velocity.hpp"
+#include "lib/scene/load.hpp"
+#include "lib/sim/couple.hpp"
+#include "lib/sim/stats.hpp"
+#include "lib/solid/body.hpp"
+#include "tests/sim/coupled_support.hpp"
+
+namespace fsicut {
+namespace {
+
+using coupling::PartitionedSettings;
+using coupling::Vector;
+
+// A 16^3 tank half full, a free box of `density` crossing the surface,
+// gravity applied for one step of dt = 0.01 s: the system of the next projection.
+coupling::CoupledSystem light_box_system(Real density) {
+  sim::SimState state = test::coupled_state(R"({ "grid": { "resolution": [16, 16, 16], "cell_size": 0.0625 },
+    "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [1, 0.5, 1] } ] },
+    "solids": [ { "name": "box", "mesh": { "type": "box", "min": [0.3, 0.4, 0.35], "max": [0.7, 0.6, 0.65], "cells": [4, 2, 3] },
+                  "density": )" + std::to_string(density) + R"(, "youngs_modulus": 1e6, "poisson_ratio": 0.3 } ] })");
+  const Real dt = 0.01;
+  fluid::apply_gravity(*state.liquid, dt);
+  for (solid::Body& b : state.solids) b.v.colwise() += dt * state.scene.gravity;
+  sim::update_solid_fields(state);
+  fluid::update_distance_fields(*state.liquid);
+  return sim::assemble_coupled(state, dt).system;
+}
+
+// The same system with the solid's operator A_s (and its right side) divided
+// by c: the weak amplification T = A_s^-1 J^T F^-1 J becomes c T, so its
+// spectral radius can be placed anywhere.
+coupling::CoupledSystem scaled(coupling::CoupledSystem sys, Real c) {
+  sys.solid.mass_term /= c;
+  sys.solid.stiffness_term /= c;
+  sys.solid.rhs /= c;
+  return sys;
+}
+
+PartitionedSettings settings(PartitionedSettings::Method method, Real relaxation, int max_iterations,
+                             Real tolerance = 1e-9) {
+  PartitionedSettings s;
+  s.method = method;
+  s.relaxation = relaxation;
+  s.max_iterations = max_iterations;
+  s.tolerance = tolerance;
+  return s;
+}
+
+Real relative(const Vector& a, const Vector& b) { return (a - b).norm() / b.norm(); }
+
+}  // namespace
+
+TEST_SUITE("coupling") {
+  TEST_CASE("partitioned: relaxed and xpm iterations reproduce the spd solution at a tight tolerance") {
+    const coupling::CoupledSystem sys = light_box_system(500);
+    coupling::CoupledSettings cs;
+    const coupling::CoupledSolution ref = coupling::solve_spd(sys, cs, {});
+    REQUIRE(ref.report.converged);
+    const Real rho = coupling::weak_amplification(sys).spectral_radius;
+    for (const auto method : {PartitionedSettings::Method::relaxed, PartitionedSettings::Method::xpm}) {
+      // omega (1 + rho) = 1: the relaxed iteration's fastest contraction.
+      const auto x = coupling::solve_partitioned(sys, cs, settings(method, 1 / (1 + rho), 500, 1e-11), {});
+      MESSAGE("method " << static_cast<int>(method) << ": " << x.partitioned.iterations
+                        << " iterations, interface residual " << x.partitioned.interface_residual << " m/s; weak radius "
+                        << rho << "; relative error p " << relative(x.solution.pressure, ref.pressure) << ", v "
+                        << relative(x.solution.velocity, ref.velocity));
+      REQUIRE(x.partitioned.converged);
+      CHECK(x.solution.report.converged);
+      CHECK(relative(x.solution.pressure, ref.pressure) < 1e-7);
+      CHECK(relative(x.solution.velocity, ref.velocity) < 1e-7);
+    }
+  }
+
+  TEST_CASE("partitioned: one relaxed pass with omega = 1 is the weak scheme") {
+    const coupling::CoupledSystem sys = light_box_system(500);
+    coupling::CoupledSettings cs;
+    const coupling::CoupledSolution weak = coupling::solve_weak(sys, cs, {});
+    const auto one = coupling::solve_partitioned(sys, cs, settings(PartitionedSettings::Method::relaxed, 1, 1), {});
+    CHECK(one.partitioned.iterations == 1);
+    CHECK(relative(one.solution.velocity, weak.velocity) < 1e-8);
+    CHECK(relative(one.solution.pressure, weak.pressure) < 1e-8);
+  }
+
+  TEST_CASE("partitioned: relaxation converges iff omega (1 + rho) < 2; xpm converges on both sides") {
+    // rho the spectral radius of the weak amplification T; the relaxed error
+    // operator (1 - omega) I - omega T has eigenvalues 1 - omega (1 + lambda).
+    const coupling::CoupledSystem base = light_box_system(500);
+    const Real rho0 = coupling::weak_amplification(base).spectral_radius;
+    REQUIRE(rho0 > 0);
+    coupling::CoupledSettings cs;
+    for (const Real rho : {0.8, 1.25}) {
+      const coupling::CoupledSystem sys = scaled(base, rho / rho0);
+      REQUIRE(coupling::weak_amplification(sys).spectral_radius == doctest::Approx(rho).epsilon(1e-4));
+      const Real vscale = coupling::solve_spd(sys, cs, {}).velocity.cwiseAbs().maxCoeff();
+      auto run = [&](PartitionedSettings::Method method, Real omega) {
+        const auto x = coupling::solve_partitioned(sys, cs, settings(method, omega, 400, 1e-8 * vscale), {});
+        MESSAGE("rho " << rho << ", method " << static_cast<int>(method) << ", omega " << omega << ": "
+                       << std::string(x.partitioned.converged ? "converged" : "did not converge") << " after "
+                       << x.partitioned.iterations << " iterations, residual " << x.partitioned.interface_residual);
+        return x.partitioned;
+      };
+      // Just inside and just outside the bound 2 / (1 + rho).
+      const Real bound = 2 / (1 + rho);
+      CHECK(run(PartitionedSettings::Method::relaxed, std::min(1.0, 0.9 * bound)).converged);
+      if (bound < 1) {
+        const coupling::PartitionedReport out = run(PartitionedSettings::Method::relaxed, std::min(1.0, 1.05 * bound));
+        CHECK_FALSE(out.converged);
+        const coupling::PartitionedReport plain = run(PartitionedSettings::Method::relaxed, 1);
+        CHECK_FALSE(plain.converged);
+        CHECK_FALSE(plain.interface_residual < vscale);  // it grew, not stalled
+      } else {
+        const coupling::PartitionedReport plain = run(PartitionedSettings::Method::relaxed, 1);
+        CHECK(plain.converged);
+        const coupling::PartitionedReport xpm = run(PartitionedSettings::Method::xpm, 1);
+        CHECK(xpm.iterations < plain.iterations);
+      }
+      CHECK(run(PartitionedSettings::Method::xpm, 1).converged);
+    }
+  }
+
+  TEST_CASE("partitioned: an iteration that misses its tolerance is a solver failure that names it") {
+    const coupling::CoupledSystem sys = scaled(light_box_system(500), 10);
+    coupling::CoupledSettings cs;
+    const auto x = coupling::solve_partitioned(sys, cs, settings(PartitionedSettings::Method::relaxed, 1, 5), {});
+    CHECK_FALSE(x.partitioned.converged);
+    CHECK(x.partitioned.iterations == 5);
+    CHECK_FALSE(x.solution.report.converged);
+    CHECK(x.solution.report.failure.find("partitioned iteration did not converge") != std::string::npos);
+  }
+
+  TEST_CASE("partitioned: fsicut's stepping path with xpm follows spd and reports its iterations") {
+    const std::string scene = R"({ "grid": { "resolution": [10, 10, 10], "cell_size": 0.1 },
+      "time": { "fps": 30, "frames": 1 },
+      "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [1, 0.5, 1] } ] },
+      "solids": [ { "name": "box", "mesh": { "type": "box", "min": [0.3, 0.4, 0.3], "max": [0.7, 0.6, 0.7], "cells": [2, 1, 2] },
+                    "density": 300, "youngs_modulus": 1e6, "poisson_ratio": 0.3 } ],
+      "coupling": { "scheme": "SCHEME", "partitioned": { "tolerance": 1e-9, "max_iterations": 60 } } })";
+    auto with = [&](const std::string& scheme) {
+      std::string text = scene;
+      return text.replace(text.find("SCHEME"), 6, scheme);
+    };
+    auto run = [&](const std::string& scheme) {
+      sim::SimState state = test::coupled_state(with(scheme));
+      sim::FrameStats tally;
+      StageTimes times;
+      sim::advance_to(state, 0.2, tally, times, {});
+      return std::make_pair(std::move(state), tally);
+    };
+    const Points start = test::coupled_state(with("spd")).solids[0].x;
+    const auto [spd, spd_stats] = run("spd");
+    const auto [xpm, xpm_stats] = run("xpm");
+    REQUIRE(xpm_stats.partitioned);
+    CHECK_FALSE(spd_stats.partitioned);
+    const coupling::PartitionedReport& p = *xpm_stats.partitioned;
+    MESSAGE("xpm: " << xpm_stats.substeps << " substeps, at most " << p.iterations << " iterations, residual "
+                    << p.interface_residual << " m/s; seconds fluid " << p.fluid_seconds << ", solid "
+                    << p.solid_seconds << ", interface " << p.interface_seconds << "; node positions differ from spd by "
+                    << (xpm.solids[0].x - spd.solids[0].x).cwiseAbs().maxCoeff() << " m (moved "
+                    << (spd.solids[0].x - start).cwiseAbs().maxCoeff() << " m)");
+    CHECK(p.converged);
+    CHECK(p.iterations >= 2);
+    CHECK((spd.solids[0].x - start).cwiseAbs().maxCoeff() > 1e-3);
+    CHECK((xpm.solids[0].x - spd.solids[0].x).cwiseAbs().maxCoeff() < 1e-6);
+    const std::string line = sim::stats_line(xpm, xpm_stats);
+    for (const char* key : {"\"coupling_iterations\"", "\"interface_residual\"", "\"fluid_seconds\"",
+                            "\"solid_seconds\"", "\"interface_seconds\""})
+      CHECK(line.find(key) != std::string::npos);
+  }
+}
+
+TEST_CASE("scene: coupling/partitioned keys are read and checked") {
+  const std::string head = R"({ "grid": { "resolution": [4, 4, 4], "cell_size": 0.25 }, "coupling": { "scheme": "partitioned", "partitioned": )";
+  const scene::Scene s = scene::parse_scene(head + R"({ "relaxation": 0.3, "tolerance": 0.01, "max_iterations": 12 } } })", "t.json", ".");
+  CHECK(s.coupling.scheme == scene::Coupling::Scheme::partitioned);
+  CHECK(s.coupling.partitioned.relaxation == 0.3);
+  CHECK(s.coupling.partitioned.tolerance == 0.01);
+  CHECK(s.coupling.partitioned.max_iterations == 12);
+  try {
+    scene::parse_scene(head + R"({ "relaxation": 1.5 } } })", "t.json", ".");
+    FAIL("relaxation 1.5 was accepted");
+  } catch (const SceneError& e) {
+    CHECK(std::string(e.what()).find("/coupling/partitioned/relaxation") != std::string::npos);
+  }
+  try {
+    scene::parse_scene(head + R"({ "omega": 0.5 } } })", "t.json", ".");
+    FAIL("an unknown key was accepted");
+  } catch (const SceneError& e) {
+    CHECK(std::string(e.what()).find("/coupling/partitioned/omega") != std::string::npos);
+  }
+}
+
+}  // namespace fsicut
