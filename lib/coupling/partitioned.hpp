@@ -18,12 +18,15 @@
 //
 // Conservative impulses (the paper's (8)): their liquid reports the impulse it
 // exchanged with the solid at the interface instead of an interpolated
-// boundary pressure. Our g = J^T p already is that: J v is the volume the solid
-// surface moves out of each cell's liquid, and J^T p is its work-conjugate, the
-// same operator the monolithic schemes use, so the force the solids receive is
-// exactly the one the liquid's volume balance exerted; there is no separate
-// non-conservative variant to offer.
-//
+// boundary pressure. Our g = J^T p is the force the monolithic schemes apply
+// too: the work-conjugate of the flux J v, so the power the liquid's pressure
+// does through the moving surface, p^T J v, is exactly what the solids
+// receive, (J^T p)^T v, and the partitioned solution is the monolithic one.
+// There is no interpolated, non-conservative variant to offer. (Momentum is a
+// different matter in a cut-cell method: the liquid's faces feel the pressure
+// through face fractions, the solid through its surface patches, and the two
+// agree to discretization error, not round-off, with either coupling family.)
+
 // Methods:
 //  - relaxed (their Algorithm 3): v_{k+1} = v_k + omega (S(F(v_k)) - v_k). The
 //    error obeys e_{k+1} = ((1 - omega) I - omega T) e_k with T = A_s^-1 J^T F^-1 J
