@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,49 @@ PartitionedResult iterate(const FluidSide& fluid, const SolidSide& solid, const 
   }
 }
 
+SolidSide solid_side(const SolidBlock& block) {
+  const int nv = block.dofs();
+  auto factor = std::make_shared<Eigen::SimplicialLLT<SparseMatrix>>();
+  if (nv > 0) {
+    factor->compute(SparseMatrix(SparseMatrix(block.mass_term.asDiagonal()) + block.stiffness_term));
+    if (factor->info() != Eigen::Success) return {};
+  }
+  const Vector rhs = block.rhs;
+  return [factor, rhs, nv](const Vector& g) { return nv > 0 ? Vector(factor->solve(rhs + g)) : Vector(); };
+}
+
+FluidSide fluid_side(const CoupledSystem& sys, const CoupledSettings& settings, Vector& pressure,
+                     linsolve::Report& worst) {
+  linsolve::PcgSettings pcg;
+  pcg.tolerance = settings.tolerance;
+  pcg.max_iterations = settings.max_iterations;
+  pcg.preconditioner = settings.preconditioner;
+  const linsolve::ApplyPreconditioner precondition =
+      sys.cells() > 0 ? linsolve::make_preconditioner(settings.preconditioner, sys.fluid, sys.grid_cells)
+                      : linsolve::ApplyPreconditioner();
+  return [&sys, &pressure, &worst, pcg, precondition](const Vector& v) {
+    if (sys.cells() == 0) return Vector(Vector::Zero(sys.dofs()));
+    const Vector b = sys.fluid_rhs - sys.coupling * v;
+    const linsolve::Report r = precondition ? linsolve::solve_pcg(sys.fluid, b, pressure, pcg, precondition)
+                                            : linsolve::solve_pcg(sys.fluid, b, pressure, pcg);
+    worst = linsolve::worst(worst, r);
+    return Vector(sys.coupling.transpose() * pressure);
+  };
+}
+
+linsolve::Report partitioned_report(const linsolve::Report& worst, const PartitionedReport& r,
+                                    const PartitionedSettings& settings) {
+  linsolve::Report out = worst;
+  if (!r.converged) {
+    out.converged = false;
+    out.met_tolerance = false;
+    out.failure = "the partitioned iteration did not converge: interface residual " +
+                  std::to_string(r.interface_residual) + " m/s after " + std::to_string(r.iterations) +
+                  " iterations (tolerance " + std::to_string(settings.tolerance) + " m/s)";
+  }
+  return out;
+}
+
 PartitionedSolution solve_partitioned(const CoupledSystem& sys, const CoupledSettings& settings,
                                       const PartitionedSettings& partitioned, const CoupledSolution& guess) {
   const int np = sys.cells(), nv = sys.dofs();
@@ -169,51 +213,18 @@ PartitionedSolution solve_partitioned(const CoupledSystem& sys, const CoupledSet
   CoupledSolution& x = out.solution;
   x.pressure = guess.pressure.size() == np ? guess.pressure : Vector(Vector::Zero(np));
   const Vector start = guess.velocity.size() == nv ? guess.velocity : Vector(Vector::Zero(nv));
-  linsolve::Report worst = linsolve::nothing_to_solve();
-
-  linsolve::PcgSettings pcg;
-  pcg.tolerance = settings.tolerance;
-  pcg.max_iterations = settings.max_iterations;
-  pcg.preconditioner = settings.preconditioner;
-  const linsolve::ApplyPreconditioner precondition =
-      np > 0 ? linsolve::make_preconditioner(settings.preconditioner, sys.fluid, sys.grid_cells)
-             : linsolve::ApplyPreconditioner();
-  const FluidSide fluid = [&](const Vector& v) {
-    if (np == 0) return Vector(Vector::Zero(nv));
-    const Vector b = sys.fluid_rhs - sys.coupling * v;
-    const linsolve::Report r = precondition ? linsolve::solve_pcg(sys.fluid, b, x.pressure, pcg, precondition)
-                                            : linsolve::solve_pcg(sys.fluid, b, x.pressure, pcg);
-    worst = linsolve::worst(worst, r);
-    return Vector(sys.coupling.transpose() * x.pressure);
-  };
-
-  Eigen::SimplicialLLT<SparseMatrix> factor;
-  if (nv > 0) {
-    factor.compute(SparseMatrix(SparseMatrix(sys.solid.mass_term.asDiagonal()) + sys.solid.stiffness_term));
-    if (factor.info() != Eigen::Success) {
-      x.velocity = start;
-      x.report.failure = "the solid's matrix A_s could not be factored (not positive definite)";
-      return out;
-    }
+  const SolidSide solid = solid_side(sys.solid);
+  if (!solid) {
+    x.velocity = start;
+    x.report.failure = "the solid's matrix A_s could not be factored (not positive definite)";
+    return out;
   }
-  const SolidSide solid = [&](const Vector& g) {
-    if (nv == 0) return Vector();
-    return Vector(factor.solve(sys.solid.rhs + g));
-  };
-
-  const PartitionedResult r = iterate(fluid, solid, start, partitioned);
+  linsolve::Report worst = linsolve::nothing_to_solve();
+  const PartitionedResult r = iterate(fluid_side(sys, settings, x.pressure, worst), solid, start, partitioned);
   out.partitioned = r.report;
   x.velocity = r.velocity;
-  x.report = worst;
+  x.report = partitioned_report(worst, r.report, partitioned);
   x.report.unknowns = np + nv;
-  if (!r.report.converged) {
-    x.report.converged = false;
-    x.report.met_tolerance = false;
-    x.report.failure = "the partitioned iteration did not converge: interface residual " +
-                       std::to_string(r.report.interface_residual) + " m/s after " +
-                       std::to_string(r.report.iterations) + " iterations (tolerance " +
-                       std::to_string(partitioned.tolerance) + " m/s)";
-  }
   return out;
 }
 

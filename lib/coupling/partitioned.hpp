@@ -84,6 +84,22 @@ struct PartitionedResult {
 PartitionedResult iterate(const FluidSide& fluid, const SolidSide& solid, const Vector& start,
                           const PartitionedSettings& settings);
 
+// The solids' side of `block`: a sparse Cholesky factorization of A_s, made
+// once here; v = A_s^-1 (b_s + g). Empty when A_s is not positive definite.
+SolidSide solid_side(const SolidBlock& block);
+
+// The liquid's side of `system`: PCG on F with settings' tolerance, iteration
+// limit and preconditioner (set up once here), warm-started from and writing
+// `pressure` (#cells), each solve's report folded into `worst`; returns J^T p.
+// `pressure` and `worst` must outlive the function.
+FluidSide fluid_side(const CoupledSystem& system, const CoupledSettings& settings, Vector& pressure,
+                     linsolve::Report& worst);
+
+// The result's report when the iteration `r` ends: the liquid's worst solve,
+// not converged (with the failure named) when the interface did not converge.
+linsolve::Report partitioned_report(const linsolve::Report& worst, const PartitionedReport& r,
+                                    const PartitionedSettings& settings);
+
 // On an assembled system: the liquid side is PCG on F with
 // settings.preconditioner, set up once and warm-started from its previous
 // pressure; the solid side a sparse Cholesky factorization of A_s, factored

@@ -503,6 +503,7 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
       });
       pc.get("tolerance", pt.tolerance, positive());
       pc.get("max_iterations", pt.max_iterations, at_least(1));
+      pc.get("recompute_geometry", pt.recompute_geometry);
       pc.finish();
     }
     c.finish();
@@ -773,7 +774,8 @@ std::string to_json(const Scene& s) {
                    {"allow_unconverged", s.coupling.allow_unconverged},
                    {"partitioned", {{"relaxation", s.coupling.partitioned.relaxation},
                                     {"tolerance", s.coupling.partitioned.tolerance},
-                                    {"max_iterations", s.coupling.partitioned.max_iterations}}}};
+                                    {"max_iterations", s.coupling.partitioned.max_iterations},
+                                    {"recompute_geometry", s.coupling.partitioned.recompute_geometry}}}};
   j["coupling"]["alpha"] = s.coupling.alpha_auto ? json("auto") : json(s.coupling.alpha);
   j["output"] = {{"directory", s.output.directory},
                  {"liquid", s.output.liquid},

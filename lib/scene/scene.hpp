@@ -105,6 +105,7 @@ struct Partitioned {
   Real tolerance = 0.05;   // on the solids' velocity change per iteration, in cells per substep:
                            // max |v_k+1 - v_k| dt <= tolerance dx (Akbay et al.'s 0.05 dx)
   int max_iterations = 30; // solid solves per substep; more is a solver failure
+  bool recompute_geometry = false;  // every liquid solve sees the solids moved by dt v (black-box coupling)
 };
 
 struct Coupling {

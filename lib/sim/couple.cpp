@@ -196,6 +196,56 @@ coupling::PartitionedSettings partitioned_settings(const scene::Coupling& c, Rea
   return s;
 }
 
+// Partitioned coupling with the geometry stage inside every liquid solve, as a
+// black-box liquid solver would have it: the solids are moved to where the
+// candidate velocity takes them, x^n + dt v, their distance fields, face
+// fractions and surface patches recomputed, and the liquid's F, J, b_f
+// assembled anew. The solids' side keeps A_s and b_s of x^n. Returns the
+// solution and, in `last`, the assembly of the final liquid solve (its active
+// cells are the pressure's); the solids end back at x^n, the fields where the
+// final velocity takes them.
+coupling::PartitionedSolution solve_with_geometry(SimState& state, Real dt, const CoupledAssembly& start,
+                                                  const coupling::CoupledSettings& settings,
+                                                  const coupling::PartitionedSettings& partitioned,
+                                                  const linsolve::Vector& start_velocity, CoupledAssembly& last) {
+  fluid::Liquid& liquid = *state.liquid;
+  std::vector<Points> rest;
+  for (const solid::Body& b : state.solids) rest.push_back(b.x);
+  coupling::PartitionedSolution out;
+  linsolve::Report worst = linsolve::nothing_to_solve();
+  const coupling::FluidSide fluid = [&](const linsolve::Vector& v) {
+    for (std::size_t b = 0; b < state.solids.size(); ++b) {
+      solid::Body& body = state.solids[b];
+      Points velocity = body.v;
+      body.dofs.scatter(v.segment(start.dof_offset[b], body.dofs.num_free_dofs()), velocity);
+      body.x = rest[b] + dt * velocity;
+    }
+    update_solid_fields(state);
+    last = assemble_coupled(state, dt);
+    const cutcell::ActiveCells& active = last.fluid.active;
+    linsolve::Vector p(active.count());
+    for (int r = 0; r < active.count(); ++r) p[r] = liquid.pressure[active.cells[r]];
+    const linsolve::Vector g = coupling::fluid_side(last.system, settings, p, worst)(v);
+    liquid.pressure.fill(0);
+    for (int r = 0; r < active.count(); ++r) liquid.pressure[active.cells[r]] = p[r];
+    out.solution.pressure = p;
+    return g;
+  };
+  const coupling::SolidSide solid = coupling::solid_side(start.system.solid);
+  if (!solid) {
+    out.solution.velocity = start_velocity;
+    out.solution.report.failure = "the solid's matrix A_s could not be factored (not positive definite)";
+    return out;
+  }
+  const coupling::PartitionedResult r = coupling::iterate(fluid, solid, start_velocity, partitioned);
+  for (std::size_t b = 0; b < state.solids.size(); ++b) state.solids[b].x = rest[b];
+  out.partitioned = r.report;
+  out.solution.velocity = r.velocity;
+  out.solution.report = coupling::partitioned_report(worst, r.report, partitioned);
+  out.solution.report.unknowns = last.system.cells() + last.system.dofs();
+  return out;
+}
+
 }  // namespace
 
 coupling::CoupledSettings coupled_settings(const scene::Coupling& c) {
@@ -339,9 +389,10 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
   if (observe) observe(a.system);
 
   coupling::CoupledSolution guess;
-  const cutcell::ActiveCells& active = a.fluid.active;
-  guess.pressure.resize(active.count());
-  for (int r = 0; r < active.count(); ++r) guess.pressure[r] = liquid.pressure[active.cells[r]];
+  CoupledAssembly moved;  // recompute_geometry: the final liquid solve's assembly
+  const cutcell::ActiveCells* active = &a.fluid.active;
+  guess.pressure.resize(active->count());
+  for (int r = 0; r < active->count(); ++r) guess.pressure[r] = liquid.pressure[active->cells[r]];
   guess.velocity = free_velocities(state.solids);
 
   const coupling::CoupledSettings s = coupled_settings(settings);
@@ -353,8 +404,14 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
     case scene::Coupling::Scheme::weak: x = coupling::solve_weak(a.system, s, guess); break;
     case scene::Coupling::Scheme::partitioned:
     case scene::Coupling::Scheme::xpm: {
-      coupling::PartitionedSolution y = coupling::solve_partitioned(
-          a.system, s, partitioned_settings(settings, liquid.grid.dx, dt), guess);
+      const coupling::PartitionedSettings ps = partitioned_settings(settings, liquid.grid.dx, dt);
+      coupling::PartitionedSolution y;
+      if (settings.partitioned.recompute_geometry) {
+        y = solve_with_geometry(state, dt, a, s, ps, guess.velocity, moved);
+        active = &moved.fluid.active;
+      } else {
+        y = coupling::solve_partitioned(a.system, s, ps, guess);
+      }
       x = std::move(y.solution);
       if (partitioned) *partitioned = y.partitioned;
       break;
@@ -367,8 +424,8 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
                           " iterations");
 
   liquid.pressure.fill(0);
-  for (int r = 0; r < active.count(); ++r) liquid.pressure[active.cells[r]] = x.pressure[r];
-  coupling::apply_pressure(liquid.grid, active, liquid.liquid_phi, liquid.fractions, liquid.pressure, dt,
+  for (int r = 0; r < active->count(); ++r) liquid.pressure[active->cells[r]] = x.pressure[r];
+  coupling::apply_pressure(liquid.grid, *active, liquid.liquid_phi, liquid.fractions, liquid.pressure, dt,
                            liquid.density, liquid.velocity, liquid.valid);
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
     solid::Body& body = state.solids[b];
