@@ -413,6 +413,10 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
   scene.file = file;
   scene.directory = directory;
 
+  // Editors attach a JSON Schema through "$schema" (scenes/schema.json): a
+  // string that names it, not part of the simulation.
+  if (o.has("$schema") && !o.at("$schema").is_string())
+    (w / "$schema").fail("expected a string (the path or URL of a JSON Schema), got " + type_name(o.at("$schema")));
   if (!o.has("grid")) w.fail("missing required key \"grid\"");
   {
     Object g(o.at("grid"), w / "grid");

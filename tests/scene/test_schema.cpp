@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "lib/core/error.hpp"
 #include "lib/mesh/build.hpp"
 #include "lib/scene/load.hpp"
 #include "tests/support.hpp"
@@ -47,13 +48,27 @@ void check_object(const std::string& where, const json& props, const json& resol
 
 }  // namespace
 
+TEST_CASE("a scene's $schema key is accepted and ignored; it must be a string") {
+  const std::string body = R"("grid": { "resolution": [4, 4, 4], "cell_size": 0.25 } })";
+  const scene::Scene s = scene::parse_scene(R"({ "$schema": "../schema.json", )" + body, "s.json", "/");
+  CHECK(s.grid.cell_size == 0.25);
+  CHECK(json::parse(scene::to_json(s)).count("$schema") == 0);
+  try {
+    scene::parse_scene(R"({ "$schema": 3, )" + body, "s.json", "/");
+    FAIL("a numeric $schema was accepted");
+  } catch (const SceneError& e) {
+    CHECK(std::string(e.what()).find("s.json: /$schema") != std::string::npos);
+  }
+}
+
 TEST_CASE("schema.json lists the keys and defaults the loader uses") {
   const json schema = read_json(test::source_dir() / "scenes/schema.json");
   const scene::Scene s = scene::parse_scene(R"({ "grid": { "resolution": [8,8,8], "cell_size": 0.1 },
       "solids": [ { "name": "a", "mesh": { "type": "sphere", "center": [0.4,0.4,0.4], "radius": 0.1 } } ] })",
                                             "schema-test.json", "/");
   json resolved = json::parse(scene::to_json(s));
-  const json& props = schema["properties"];
+  json props = schema["properties"];
+  props.erase("$schema");  // for editors, not a simulation key
   CHECK(keys(props) == keys(resolved));
   for (const char* object : {"grid", "time", "fluid", "coupling"})
     check_object(object, props[object]["properties"], resolved[object]);
