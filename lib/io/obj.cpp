@@ -20,7 +20,7 @@ constexpr Index UNUSED = -1;
 }  // namespace
 
 FileDigest write_obj(const std::filesystem::path& path, const Points& positions,
-                     const std::vector<mesh::Triangle>& triangles) {
+                     const std::vector<mesh::Triangle>& triangles, const std::string& object_name) {
   const Index node_count = positions.cols();
 
   // vertex_of[node] = 0-based vertex index in the file, or UNUSED.
@@ -47,6 +47,7 @@ FileDigest write_obj(const std::filesystem::path& path, const Points& positions,
   std::string text = "# fsicut " + std::string(VERSION) + " surface: " +
                      std::to_string(vertex_count) + " vertices, " +
                      std::to_string(triangles.size()) + " triangles\n";
+  if (!object_name.empty()) text += "o " + object_name + "\n";
   char line[LINE_BUFFER_SIZE];
   for (Index node = 0; node < node_count; ++node) {
     if (vertex_of[static_cast<std::size_t>(node)] == UNUSED) continue;

@@ -2,6 +2,7 @@
 // Wavefront OBJ output of a solid's deformed boundary surface, one file per
 // frame (`<solid name>.0001.obj`, DESIGN.md section 4 "Outputs").
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "lib/core/types.hpp"
@@ -26,9 +27,12 @@ inline constexpr int OBJ_SIGNIFICANT_DIGITS = 10;
 // same triangles therefore give the same vertex order and the same faces every
 // frame, so renderers can interpolate or motion-blur the sequence.
 //
-// Layout: a `#` header comment (fsicut version, vertex and face counts), then
-// `v x y z` lines (%.10g, see OBJ_SIGNIFICANT_DIGITS), then `f a b c` lines with
+// Layout: a `#` header comment (fsicut version, vertex and face counts), an
+// `o <object_name>` line when the name is not empty (importers name the object
+// after it: the solid's name, not the file's), then `v x y z` lines (%.10g, see OBJ_SIGNIFICANT_DIGITS), then `f a b c` lines with
 // 1-based vertex indices. No normals, texture coordinates, groups or materials.
+// Positions are written as given: map them to the output frame first
+// (io/frame.hpp).
 //
 // Throws SimulationError (70) if a triangle refers to a node outside
 // `positions` or a used position is not finite (a NaN frame is a simulation
@@ -36,6 +40,6 @@ inline constexpr int OBJ_SIGNIFICANT_DIGITS = 10;
 // the file cannot be written.
 // Returns the digest of the bytes written.
 FileDigest write_obj(const std::filesystem::path& path, const Points& positions,
-                     const std::vector<mesh::Triangle>& triangles);
+                     const std::vector<mesh::Triangle>& triangles, const std::string& object_name = "");
 
 }  // namespace fsicut::io

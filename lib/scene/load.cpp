@@ -520,6 +520,10 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
     out.get("checkpoint_every", scene.output.checkpoint_every, at_least(0));
     out.get("checkpoint_keep", scene.output.checkpoint_keep, at_least(1));
     out.get("voxel_size", scene.output.voxel_size, positive_optional());
+    scene.output.up_axis = read_enum(out, "up_axis",
+                                     std::vector<std::pair<std::string, Output::UpAxis>>{
+                                         {"y", Output::UpAxis::y}, {"z", Output::UpAxis::z}},
+                                     false, Output::UpAxis::y);
     out.finish();
   }
   scene.output.directory = resolve_path(scene.output.directory, w / "output" / "directory");
@@ -785,7 +789,8 @@ std::string to_json(const Scene& s) {
                  {"liquid", s.output.liquid},
                  {"solids", s.output.solids},
                  {"checkpoint_every", s.output.checkpoint_every},
-                 {"checkpoint_keep", s.output.checkpoint_keep}};
+                 {"checkpoint_keep", s.output.checkpoint_keep},
+                 {"up_axis", s.output.up_axis == Output::UpAxis::z ? "z" : "y"}};
   if (s.output.voxel_size) j["output"]["voxel_size"] = *s.output.voxel_size;
   j["strict"] = s.strict;
   return j.dump(2);

@@ -130,6 +130,10 @@ struct Output {
   int checkpoint_every = 10;           // frames; 0 = never
   int checkpoint_keep = 2;             // checkpoints kept in the folder, the newest ones; >= 1
   std::optional<Real> voxel_size;      // liquid VDB [m]; default: half the grid cell
+  // The frame every output file is written in (io/frame.hpp): y up as simulated
+  // (Houdini, Maya), or z up (Blender: x, y, z -> x, -z, y).
+  enum class UpAxis { y, z };
+  UpAxis up_axis = UpAxis::y;
 };
 
 struct Scene {

@@ -23,6 +23,7 @@
 #include "lib/core/parallel.hpp"
 #include "lib/core/log.hpp"
 #include "lib/io/atomic.hpp"
+#include "lib/io/frame.hpp"
 #include "lib/io/lock.hpp"
 #include "lib/io/obj.hpp"
 #include "lib/io/vdb.hpp"
@@ -100,15 +101,17 @@ std::vector<std::string> frame_file_names(const SimState& state, int frame) {
 
 void write_frame(const SimState& state, const fs::path& dir, Manifest& manifest) {
   const scene::Output& out = state.scene.output;
+  const io::UpAxis up = out.up_axis == scene::Output::UpAxis::z ? io::UpAxis::z : io::UpAxis::y;
   if (state.liquid && out.liquid) {
     const std::string name = numbered("liquid", state.frame, ".vdb");
-    manifest[name] = io::write_liquid_vdb(dir / name, state.liquid->particles(), state.liquid->particle_radius,
-                                          vdb_voxel_size(state.scene), io::VdbMetadata{state.frame, state.time});
+    manifest[name] = io::write_liquid_vdb(dir / name, io::to_output_frame(state.liquid->particles(), up),
+                                          state.liquid->particle_radius, vdb_voxel_size(state.scene),
+                                          io::VdbMetadata{state.frame, state.time});
   }
   if (out.solids)
     for (const solid::Body& b : state.solids) {
       const std::string name = numbered(b.name, state.frame, ".obj");
-      manifest[name] = io::write_obj(dir / name, b.x, b.mesh.boundary);
+      manifest[name] = io::write_obj(dir / name, io::to_output_frame(b.x, up), b.mesh.boundary, b.name);
     }
 }
 
