@@ -6,6 +6,8 @@
 #include <openvdb/tools/Interpolation.h>
 #include <openvdb/tools/LevelSetMeasure.h>
 #include <openvdb/tools/LevelSetRebuild.h>
+#include <openvdb/tools/MeshToVolume.h>
+#include <openvdb/tools/Composite.h>
 #include <openvdb/tools/ParticlesToLevelSet.h>
 
 #include <algorithm>
@@ -238,6 +240,54 @@ Real sample_vdb(const std::filesystem::path& path, const Vec3& world) {
   const openvdb::FloatGrid::Ptr grid = read_first_float_grid(path);
   const openvdb::tools::GridSampler<openvdb::FloatGrid, openvdb::tools::BoxSampler> sampler(*grid);
   return sampler.wsSample(openvdb::Vec3d(world.x(), world.y(), world.z()));
+}
+
+void write_preview_vdb(const std::filesystem::path& out, const std::filesystem::path& liquid_vdb,
+                       const std::vector<PreviewSolid>& solids, Real voxel_size) {
+  initialize_openvdb();
+  const openvdb::math::Transform::Ptr transform = openvdb::math::Transform::createLinearTransform(voxel_size);
+  const float half_width = static_cast<float>(VDB_HALF_WIDTH);
+  openvdb::FloatGrid::Ptr liquid = openvdb::createLevelSet<openvdb::FloatGrid>(voxel_size, half_width);
+  if (!liquid_vdb.empty()) {
+    const openvdb::FloatGrid::Ptr read = read_first_float_grid(liquid_vdb);
+    // Onto the preview's voxels (the liquid's own voxel size may differ).
+    liquid = openvdb::tools::levelSetRebuild(*read, 0.0f, half_width, transform.get());
+  }
+  openvdb::FloatGrid::Ptr solid = openvdb::createLevelSet<openvdb::FloatGrid>(voxel_size, half_width);
+  for (const PreviewSolid& s : solids) {
+    std::vector<openvdb::Vec3s> points;
+    for (Index v = 0; v < s.vertices.cols(); ++v)
+      points.emplace_back(static_cast<float>(s.vertices(0, v)), static_cast<float>(s.vertices(1, v)),
+                          static_cast<float>(s.vertices(2, v)));
+    std::vector<openvdb::Vec3I> triangles;
+    for (const Eigen::Vector3i& t : s.triangles) triangles.emplace_back(t[0], t[1], t[2]);
+    openvdb::FloatGrid::Ptr one =
+        openvdb::tools::meshToLevelSet<openvdb::FloatGrid>(*transform, points, triangles, half_width);
+    openvdb::tools::csgUnion(*solid, *one);
+  }
+  openvdb::FloatGrid::Ptr surface = liquid->deepCopy();
+  openvdb::FloatGrid::Ptr solid_copy = solid->deepCopy();
+  openvdb::tools::csgUnion(*surface, *solid_copy);
+  surface->setName(PREVIEW_SURFACE_GRID);
+  surface->setGridClass(openvdb::GRID_LEVEL_SET);
+
+  const openvdb::Vec3s blue(0.25f, 0.5f, 0.95f), orange(0.95f, 0.6f, 0.25f);
+  openvdb::Vec3SGrid::Ptr color = openvdb::Vec3SGrid::create(blue);
+  color->setTransform(transform->copy());
+  color->setName(PREVIEW_COLOR_GRID);
+  color->topologyUnion(*surface);
+  const openvdb::FloatGrid::ConstAccessor at_liquid = liquid->getConstAccessor();
+  const openvdb::FloatGrid::ConstAccessor at_solid = solid->getConstAccessor();
+  for (openvdb::Vec3SGrid::ValueOnIter v = color->beginValueOn(); v; ++v)
+    v.setValue(at_liquid.getValue(v.getCoord()) <= at_solid.getValue(v.getCoord()) ? blue : orange);
+
+  std::string bytes;
+  try {
+    bytes = MemoryArchive().serialize(openvdb::GridCPtrVec{surface, color}, out);
+  } catch (const openvdb::Exception& e) {
+    throw OutputError(ExitCode::io, "cannot write " + quote_path(out) + ": " + e.what());
+  }
+  write_text_atomically(out, bytes);
 }
 
 }  // namespace fsicut::io

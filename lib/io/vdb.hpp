@@ -48,6 +48,7 @@
 // cost volume: r = 0.6 dx gives +10.8 % on the 16^3 block.
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "lib/core/types.hpp"
 #include "lib/io/atomic.hpp"
@@ -123,5 +124,28 @@ VdbInfo read_vdb_info(const std::filesystem::path& path);
 // it is the background: +VDB_HALF_WIDTH voxels outside, -VDB_HALF_WIDTH voxels
 // inside. Opens and reads the file on every call: for tests and tools.
 Real sample_vdb(const std::filesystem::path& path, const Vec3& world);
+
+// The volume scripts/preview renders for one frame: the liquid and the solids
+// as one level set, coloured apart, for OpenVDB's vdb_render (which ray-traces
+// one float level set and takes material colours from a vec3s grid).
+inline constexpr const char* PREVIEW_SURFACE_GRID = "surface";  // float level set [m]
+inline constexpr const char* PREVIEW_COLOR_GRID = "color";      // vec3s, RGB in [0, 1]
+
+// Writes `out` with two grids on one uniform transform of `voxel_size` [m]:
+//  - `surface`: the union (CSG) of the liquid level set read from `liquid_vdb`
+//    (fsicut's liquid.NNNN.vdb; an empty path: no liquid) and each closed
+//    surface of `solids` (3 x #vertices positions and triangles, as in the
+//    OBJ files), converted with openvdb::tools::meshToLevelSet;
+//  - `color`: on the active voxels of `surface`, blue where the liquid's
+//    distance is the smaller, orange elsewhere.
+// Both in the files' own frame (output/up_axis). Throws MissingInputError or
+// Error (65) for a missing or unreadable liquid file, OutputError (73/74) if
+// `out` cannot be written.
+struct PreviewSolid {
+  Points vertices;
+  std::vector<Eigen::Vector3i> triangles;
+};
+void write_preview_vdb(const std::filesystem::path& out, const std::filesystem::path& liquid_vdb,
+                       const std::vector<PreviewSolid>& solids, Real voxel_size);
 
 }  // namespace fsicut::io
