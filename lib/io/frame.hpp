@@ -27,4 +27,8 @@ inline Points to_output_frame(const Points& points, UpAxis up) {
   return out;
 }
 
+// One point or vector, simulation frame -> output frame, and back.
+inline Vec3 to_output_frame(const Vec3& p, UpAxis up) { return up == UpAxis::y ? p : Vec3(p.x(), -p.z(), p.y()); }
+inline Vec3 from_output_frame(const Vec3& p, UpAxis up) { return up == UpAxis::y ? p : Vec3(p.x(), p.z(), -p.y()); }
+
 }  // namespace fsicut::io

@@ -152,7 +152,8 @@ class MemoryArchive : public openvdb::io::Archive {
 }  // namespace
 
 FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& particles,
-                            Real particle_radius, Real voxel_size, const VdbMetadata& meta) {
+                            Real particle_radius, Real voxel_size, const VdbMetadata& meta,
+                            const VelocityField& velocity) {
   if (!(voxel_size > 0) || !std::isfinite(voxel_size))
     throw SimulationError("writing " + path.string() + ": voxel size " +
                           std::to_string(voxel_size) + " is not a positive length");
@@ -204,9 +205,27 @@ FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& par
   grid->insertMeta("particle_radius", openvdb::DoubleMetadata(particle_radius));
   grid->insertMeta("voxel_size", openvdb::DoubleMetadata(voxel_size));
 
+  openvdb::GridCPtrVec grids{grid};
+  if (velocity) {
+    openvdb::Vec3SGrid::Ptr v = openvdb::Vec3SGrid::create(openvdb::Vec3s(0, 0, 0));
+    v->setTransform(grid->transform().copy());
+    v->setName(LIQUID_VELOCITY_GRID_NAME);
+    v->setVectorType(openvdb::VEC_CONTRAVARIANT_RELATIVE);
+    v->topologyUnion(*grid);
+    for (openvdb::Vec3SGrid::ValueOnIter it = v->beginValueOn(); it; ++it) {
+      const openvdb::Vec3d x = v->transform().indexToWorld(it.getCoord());
+      const Vec3 u = velocity(Vec3(x.x(), x.y(), x.z()));
+      if (!u.allFinite())
+        throw SimulationError("writing " + path.string() + ": the liquid velocity at (" + std::to_string(x.x()) +
+                              ", " + std::to_string(x.y()) + ", " + std::to_string(x.z()) + ") is not finite");
+      it.setValue(openvdb::Vec3s(static_cast<float>(u.x()), static_cast<float>(u.y()), static_cast<float>(u.z())));
+    }
+    grids.push_back(v);
+  }
+
   std::string bytes;
   try {
-    bytes = MemoryArchive().serialize(openvdb::GridCPtrVec{grid}, path);
+    bytes = MemoryArchive().serialize(grids, path);
   } catch (const openvdb::Exception& e) {
     throw OutputError(ExitCode::io, "cannot write " + quote_path(path) + ": " + e.what());
   }
@@ -240,6 +259,26 @@ Real sample_vdb(const std::filesystem::path& path, const Vec3& world) {
   const openvdb::FloatGrid::Ptr grid = read_first_float_grid(path);
   const openvdb::tools::GridSampler<openvdb::FloatGrid, openvdb::tools::BoxSampler> sampler(*grid);
   return sampler.wsSample(openvdb::Vec3d(world.x(), world.y(), world.z()));
+}
+
+Vec3 sample_vdb_vector(const std::filesystem::path& path, const std::string& name, const Vec3& world) {
+  initialize_openvdb();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw MissingInputError("cannot read " + quote_path(path) + ": no such file");
+  openvdb::GridBase::Ptr base;
+  try {
+    openvdb::io::File file(path.string());
+    file.open();
+    if (file.hasGrid(name)) base = file.readGrid(name);
+    file.close();
+  } catch (const openvdb::Exception& e) {
+    throw Error(ExitCode::data, "cannot read " + quote_path(path) + ": " + e.what());
+  }
+  const openvdb::Vec3SGrid::Ptr grid = openvdb::gridPtrCast<openvdb::Vec3SGrid>(base);
+  if (!grid) throw Error(ExitCode::data, "cannot read " + quote_path(path) + ": no vec3s grid " + quote_path(name));
+  const openvdb::tools::GridSampler<openvdb::Vec3SGrid, openvdb::tools::BoxSampler> sampler(*grid);
+  const openvdb::Vec3s u = sampler.wsSample(openvdb::Vec3d(world.x(), world.y(), world.z()));
+  return {u.x(), u.y(), u.z()};
 }
 
 void write_preview_vdb(const std::filesystem::path& out, const std::filesystem::path& liquid_vdb,

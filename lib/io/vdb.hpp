@@ -47,6 +47,7 @@
 // bumps away, which lowers the volume of a small ball by ~3 %). Larger radii
 // cost volume: r = 0.6 dx gives +10.8 % on the 16^3 block.
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -97,8 +98,24 @@ struct VdbMetadata {
 // rasterized) plus its surface (the rebuild): 262k particles (a 32^3-cell
 // block) take about 1.7 s to rasterize and 1-2.6 s to rebuild at voxel = dx
 // and dx / 2 on this project's shared 2-core machine.
+//
+// With `velocity` (output/liquid_velocity), the file also holds a vec3s grid
+// LIQUID_VELOCITY_GRID_NAME = "v" [m/s] on the same transform and the same
+// active voxels as `surface` (its narrow band), each the liquid's velocity
+// at the voxel centre as velocity(world position) returns it; renderers use it
+// for motion blur, Houdini and Blender for whitewater and advection. Class
+// "unknown", vector type contravariant-relative (OpenVDB's convention for
+// velocities: rotated with the transform, not translated).
+using VelocityField = std::function<Vec3(const Vec3& world)>;
+inline constexpr const char* LIQUID_VELOCITY_GRID_NAME = "v";
 FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& particles,
-                            Real particle_radius, Real voxel_size, const VdbMetadata& meta);
+                            Real particle_radius, Real voxel_size, const VdbMetadata& meta,
+                            const VelocityField& velocity = {});
+
+// The vec3 grid `name` of the VDB file at `path` at world position `world`
+// [m], trilinearly interpolated; (0, 0, 0) outside its active voxels. Throws as
+// read_vdb_info, and Error (65) when there is no such vec3s grid. For tests and tools.
+Vec3 sample_vdb_vector(const std::filesystem::path& path, const std::string& name, const Vec3& world);
 
 // What read_vdb_info() reports about the first grid of a VDB file.
 struct VdbInfo {

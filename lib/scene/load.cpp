@@ -524,6 +524,7 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
                                      std::vector<std::pair<std::string, Output::UpAxis>>{
                                          {"y", Output::UpAxis::y}, {"z", Output::UpAxis::z}},
                                      false, Output::UpAxis::y);
+    out.get("liquid_velocity", scene.output.liquid_velocity);
     out.finish();
   }
   scene.output.directory = resolve_path(scene.output.directory, w / "output" / "directory");
@@ -790,7 +791,8 @@ std::string to_json(const Scene& s) {
                  {"solids", s.output.solids},
                  {"checkpoint_every", s.output.checkpoint_every},
                  {"checkpoint_keep", s.output.checkpoint_keep},
-                 {"up_axis", s.output.up_axis == Output::UpAxis::z ? "z" : "y"}};
+                 {"up_axis", s.output.up_axis == Output::UpAxis::z ? "z" : "y"},
+                 {"liquid_velocity", s.output.liquid_velocity}};
   if (s.output.voxel_size) j["output"]["voxel_size"] = *s.output.voxel_size;
   j["strict"] = s.strict;
   return j.dump(2);

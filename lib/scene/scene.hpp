@@ -134,6 +134,7 @@ struct Output {
   // (Houdini, Maya), or z up (Blender: x, y, z -> x, -z, y).
   enum class UpAxis { y, z };
   UpAxis up_axis = UpAxis::y;
+  bool liquid_velocity = false;  // the liquid VDB also holds the velocity grid `v`
 };
 
 struct Scene {

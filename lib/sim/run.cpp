@@ -104,9 +104,16 @@ void write_frame(const SimState& state, const fs::path& dir, Manifest& manifest)
   const io::UpAxis up = out.up_axis == scene::Output::UpAxis::z ? io::UpAxis::z : io::UpAxis::y;
   if (state.liquid && out.liquid) {
     const std::string name = numbered("liquid", state.frame, ".vdb");
-    manifest[name] = io::write_liquid_vdb(dir / name, io::to_output_frame(state.liquid->particles(), up),
-                                          state.liquid->particle_radius, vdb_voxel_size(state.scene),
-                                          io::VdbMetadata{state.frame, state.time});
+    const fluid::Liquid& liquid = *state.liquid;
+    io::VelocityField velocity;
+    if (out.liquid_velocity)
+      velocity = [&liquid, up](const Vec3& x) {
+        const Vec3 u = grid::interpolate_velocity(liquid.grid, liquid.velocity, io::from_output_frame(x, up));
+        return io::to_output_frame(u, up);
+      };
+    manifest[name] = io::write_liquid_vdb(dir / name, io::to_output_frame(liquid.particles(), up),
+                                          liquid.particle_radius, vdb_voxel_size(state.scene),
+                                          io::VdbMetadata{state.frame, state.time}, velocity);
   }
   if (out.solids)
     for (const solid::Body& b : state.solids) {

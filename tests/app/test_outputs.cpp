@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/core/error.hpp"
 #include "lib/io/vdb.hpp"
 #include "tests/support.hpp"
 
@@ -65,6 +66,36 @@ TEST_CASE("output/up_axis z writes the VDB and the OBJs rotated alike to Blender
   CHECK(io::sample_vdb(dir / "z" / "liquid.0000.vdb", inside) > 0);  // the unrotated point is not in the z-up liquid
   CHECK(io::read_vdb_info(dir / "z" / "liquid.0000.vdb").volume ==
         doctest::Approx(io::read_vdb_info(dir / "y" / "liquid.0000.vdb").volume).epsilon(0.01));
+}
+
+TEST_CASE("output/liquid_velocity writes the velocity grid v on the surface's band, turned with up_axis" *
+          doctest::test_suite("app")) {
+  test::ScratchDir dir("outputs-v");
+  {
+    std::ofstream f(dir / "scene.json");
+    f << R"({ "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 }, "time": { "frames": 0 },
+      "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [1, 0.25, 0.5], "velocity": [0, 0, 1] } ] },
+      "output": { "liquid_velocity": true } })";
+  }
+  for (const char* axis : {"y", "z"})
+    REQUIRE(test::run_fsicut(dir, test::quoted((dir / "scene.json").string()) + " -q -o " +
+                                      test::quoted((dir / axis).string()) + " --set /output/up_axis=\"" + axis + "\"")
+                .code == 0);
+  // Just under the surface, mid-pool: the region's (0, 0, 1) m/s, and in the
+  // z-up file (0, -1, 0) at the turned point.
+  const Vec3 near_surface(0.5, 0.2, 0.25);
+  const Vec3 vy = io::sample_vdb_vector(dir / "y" / "liquid.0000.vdb", io::LIQUID_VELOCITY_GRID_NAME, near_surface);
+  const Vec3 vz =
+      io::sample_vdb_vector(dir / "z" / "liquid.0000.vdb", io::LIQUID_VELOCITY_GRID_NAME, to_z_up(near_surface));
+  CHECK((vy - Vec3(0, 0, 1)).norm() < 1e-6);
+  CHECK((vz - Vec3(0, -1, 0)).norm() < 1e-6);
+  // Without the key, no v grid.
+  test::ScratchDir plain("outputs-no-v");
+  REQUIRE(test::run_fsicut(plain, test::quoted((dir / "scene.json").string()) + " -q -o " +
+                                      test::quoted((plain / "o").string()) + " --set /output/liquid_velocity=false")
+              .code == 0);
+  CHECK_THROWS_AS(io::sample_vdb_vector(plain / "o" / "liquid.0000.vdb", io::LIQUID_VELOCITY_GRID_NAME, near_surface),
+                  Error);
 }
 
 }  // namespace fsicut
