@@ -59,6 +59,25 @@ PartitionedSettings settings(PartitionedSettings::Method method, Real relaxation
 
 Real relative(const Vector& a, const Vector& b) { return (a - b).norm() / b.norm(); }
 
+// A 10^3 tank half full, a 300 kg/m^3 box floating in it, with coupling/scheme
+// `scheme` and coupling/partitioned `partitioned` (a JSON object).
+std::string floating_box(const std::string& scheme, const std::string& partitioned) {
+  return R"({ "grid": { "resolution": [10, 10, 10], "cell_size": 0.1 }, "time": { "fps": 30, "frames": 1 },
+    "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [1, 0.5, 1] } ] },
+    "solids": [ { "name": "box", "mesh": { "type": "box", "min": [0.3, 0.4, 0.3], "max": [0.7, 0.6, 0.7], "cells": [2, 1, 2] },
+                  "density": 300, "youngs_modulus": 1e6, "poisson_ratio": 0.3 } ],
+    "coupling": { "scheme": ")" + scheme + R"(", "partitioned": )" + partitioned + " } }";
+}
+
+// Runs `scene` for 0.2 s through sim::advance_to, fsicut's driver.
+std::pair<sim::SimState, sim::FrameStats> run_for_a_while(const std::string& scene) {
+  sim::SimState state = test::coupled_state(scene);
+  sim::FrameStats tally;
+  StageTimes times;
+  sim::advance_to(state, 0.2, tally, times, {});
+  return {std::move(state), tally};
+}
+
 }  // namespace
 
 TEST_SUITE("coupling") {
@@ -140,26 +159,10 @@ TEST_SUITE("coupling") {
   }
 
   TEST_CASE("partitioned: fsicut's stepping path with xpm follows spd and reports its iterations") {
-    const std::string scene = R"({ "grid": { "resolution": [10, 10, 10], "cell_size": 0.1 },
-      "time": { "fps": 30, "frames": 1 },
-      "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [1, 0.5, 1] } ] },
-      "solids": [ { "name": "box", "mesh": { "type": "box", "min": [0.3, 0.4, 0.3], "max": [0.7, 0.6, 0.7], "cells": [2, 1, 2] },
-                    "density": 300, "youngs_modulus": 1e6, "poisson_ratio": 0.3 } ],
-      "coupling": { "scheme": "SCHEME", "partitioned": { "tolerance": 1e-9, "max_iterations": 60 } } })";
-    auto with = [&](const std::string& scheme) {
-      std::string text = scene;
-      return text.replace(text.find("SCHEME"), 6, scheme);
-    };
-    auto run = [&](const std::string& scheme) {
-      sim::SimState state = test::coupled_state(with(scheme));
-      sim::FrameStats tally;
-      StageTimes times;
-      sim::advance_to(state, 0.2, tally, times, {});
-      return std::make_pair(std::move(state), tally);
-    };
-    const Points start = test::coupled_state(with("spd")).solids[0].x;
-    const auto [spd, spd_stats] = run("spd");
-    const auto [xpm, xpm_stats] = run("xpm");
+    const std::string tight = R"({ "tolerance": 1e-9, "max_iterations": 60 })";
+    const Points start = test::coupled_state(floating_box("spd", tight)).solids[0].x;
+    const auto [spd, spd_stats] = run_for_a_while(floating_box("spd", tight));
+    const auto [xpm, xpm_stats] = run_for_a_while(floating_box("xpm", tight));
     REQUIRE(xpm_stats.partitioned);
     CHECK_FALSE(spd_stats.partitioned);
     const coupling::PartitionedReport& p = *xpm_stats.partitioned;
@@ -187,27 +190,15 @@ TEST_SUITE("coupling") {
     // force is no longer linear (cut cells open and close as the solid moves):
     // at the paper's 0.05 cells xpm stopped 0.056 m from spd here, at 0.005
     // cells 0.006 m, so the test uses 0.005.
-    const std::string scene = R"({ "grid": { "resolution": [10, 10, 10], "cell_size": 0.1 },
-      "time": { "fps": 30, "frames": 1 },
-      "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [1, 0.5, 1] } ] },
-      "solids": [ { "name": "box", "mesh": { "type": "box", "min": [0.3, 0.4, 0.3], "max": [0.7, 0.6, 0.7], "cells": [2, 1, 2] },
-                    "density": 300, "youngs_modulus": 1e6, "poisson_ratio": 0.3 } ],
-      "coupling": { "scheme": "SCHEME", "partitioned": { "recompute_geometry": GEOM, "relaxation": 0.3, "tolerance": 0.005, "max_iterations": 60 } } })";
-    auto run = [&](const std::string& scheme, bool geometry = true) {
-      std::string text = scene;
-      text.replace(text.find("SCHEME"), 6, scheme);
-      text.replace(text.find("GEOM"), 4, geometry ? "true" : "false");
-      sim::SimState state = test::coupled_state(text);
-      sim::FrameStats tally;
-      StageTimes times;
-      sim::advance_to(state, 0.2, tally, times, {});
-      return std::make_pair(std::move(state), tally);
+    auto partitioned = [](bool geometry) {
+      return std::string(R"({ "recompute_geometry": )") + (geometry ? "true" : "false") +
+             R"(, "relaxation": 0.3, "tolerance": 0.005, "max_iterations": 60 })";
     };
-    const auto [spd, spd_stats] = run("spd");
+    const auto [spd, spd_stats] = run_for_a_while(floating_box("spd", partitioned(false)));
     for (const std::string scheme : {"xpm", "partitioned"}) {
-      const auto [fixed, fixed_stats] = run(scheme, false);
+      const auto [fixed, fixed_stats] = run_for_a_while(floating_box(scheme, partitioned(false)));
       MESSAGE(scheme << " on the substep's geometry: positions differ from spd by " << (fixed.solids[0].x - spd.solids[0].x).cwiseAbs().maxCoeff());
-      const auto [moved, stats] = run(scheme);
+      const auto [moved, stats] = run_for_a_while(floating_box(scheme, partitioned(true)));
       REQUIRE(stats.partitioned);
       const Real gap = (moved.solids[0].x - spd.solids[0].x).cwiseAbs().maxCoeff();
       const Real fall = (spd.solids[0].v).cwiseAbs().maxCoeff() * 0.2;
