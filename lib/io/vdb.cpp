@@ -7,6 +7,8 @@
 #include <openvdb/tools/LevelSetMeasure.h>
 #include <openvdb/tools/LevelSetRebuild.h>
 #include <openvdb/tools/MeshToVolume.h>
+#include <openvdb/points/PointConversion.h>
+#include <openvdb/points/PointCount.h>
 #include <openvdb/tools/Composite.h>
 #include <openvdb/tools/ParticlesToLevelSet.h>
 
@@ -153,7 +155,7 @@ class MemoryArchive : public openvdb::io::Archive {
 
 FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& particles,
                             Real particle_radius, Real voxel_size, const VdbMetadata& meta,
-                            const VelocityField& velocity) {
+                            const VelocityField& velocity, bool with_particles) {
   if (!(voxel_size > 0) || !std::isfinite(voxel_size))
     throw SimulationError("writing " + path.string() + ": voxel size " +
                           std::to_string(voxel_size) + " is not a positive length");
@@ -222,6 +224,17 @@ FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& par
     }
     grids.push_back(v);
   }
+  if (with_particles) {
+    std::vector<openvdb::Vec3R> positions;
+    positions.reserve(static_cast<std::size_t>(particles.cols()));
+    for (Index p = 0; p < particles.cols(); ++p)
+      positions.emplace_back(particles(0, p), particles(1, p), particles(2, p));
+    const openvdb::points::PointDataGrid::Ptr points =
+        openvdb::points::createPointDataGrid<openvdb::points::NullCodec, openvdb::points::PointDataGrid>(
+            positions, grid->transform());
+    points->setName(LIQUID_PARTICLES_GRID_NAME);
+    grids.push_back(points);
+  }
 
   std::string bytes;
   try {
@@ -279,6 +292,34 @@ Vec3 sample_vdb_vector(const std::filesystem::path& path, const std::string& nam
   const openvdb::tools::GridSampler<openvdb::Vec3SGrid, openvdb::tools::BoxSampler> sampler(*grid);
   const openvdb::Vec3s u = sampler.wsSample(openvdb::Vec3d(world.x(), world.y(), world.z()));
   return {u.x(), u.y(), u.z()};
+}
+
+VdbPoints read_vdb_points(const std::filesystem::path& path, const std::string& name) {
+  initialize_openvdb();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw MissingInputError("cannot read " + quote_path(path) + ": no such file");
+  openvdb::GridBase::Ptr base;
+  try {
+    openvdb::io::File file(path.string());
+    file.open();
+    if (file.hasGrid(name)) base = file.readGrid(name);
+    file.close();
+  } catch (const openvdb::Exception& e) {
+    throw Error(ExitCode::data, "cannot read " + quote_path(path) + ": " + e.what());
+  }
+  const openvdb::points::PointDataGrid::Ptr grid = openvdb::gridPtrCast<openvdb::points::PointDataGrid>(base);
+  if (!grid) throw Error(ExitCode::data, "cannot read " + quote_path(path) + ": no points grid " + quote_path(name));
+  VdbPoints out;
+  out.count = static_cast<Index>(openvdb::points::pointCount(grid->tree()));
+  for (auto leaf = grid->tree().cbeginLeaf(); leaf; ++leaf) {
+    const openvdb::points::AttributeHandle<openvdb::Vec3f> position(leaf->constAttributeArray("P"));
+    for (auto index = leaf->beginIndexOn(); index; ++index) {
+      const openvdb::Vec3d world =
+          grid->transform().indexToWorld(index.getCoord().asVec3d() + position.get(*index));
+      out.centroid += Vec3(world.x(), world.y(), world.z()) / static_cast<Real>(out.count);
+    }
+  }
+  return out;
 }
 
 void write_preview_vdb(const std::filesystem::path& out, const std::filesystem::path& liquid_vdb,

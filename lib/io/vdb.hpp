@@ -106,11 +106,26 @@ struct VdbMetadata {
 // for motion blur, Houdini and Blender for whitewater and advection. Class
 // "unknown", vector type contravariant-relative (OpenVDB's convention for
 // velocities: rotated with the transform, not translated).
+//
+// With `with_particles` (output/liquid_particles), the file also holds the
+// marker particles themselves as an OpenVDB points grid
+// LIQUID_PARTICLES_GRID_NAME = "particles" (attribute P, positions as given,
+// on the same voxel size), for renderers and tools that work on points.
 using VelocityField = std::function<Vec3(const Vec3& world)>;
 inline constexpr const char* LIQUID_VELOCITY_GRID_NAME = "v";
+inline constexpr const char* LIQUID_PARTICLES_GRID_NAME = "particles";
 FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& particles,
                             Real particle_radius, Real voxel_size, const VdbMetadata& meta,
-                            const VelocityField& velocity = {});
+                            const VelocityField& velocity = {}, bool with_particles = false);
+
+// The number of points in the points grid `name` of the VDB file at `path`
+// and their centroid [m] (0 when empty). Throws as read_vdb_info, and Error
+// (65) when there is no such points grid. For tests and tools.
+struct VdbPoints {
+  Index count = 0;
+  Vec3 centroid{0, 0, 0};
+};
+VdbPoints read_vdb_points(const std::filesystem::path& path, const std::string& name);
 
 // The vec3 grid `name` of the VDB file at `path` at world position `world`
 // [m], trilinearly interpolated; (0, 0, 0) outside its active voxels. Throws as

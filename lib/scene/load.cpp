@@ -525,6 +525,7 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
                                          {"y", Output::UpAxis::y}, {"z", Output::UpAxis::z}},
                                      false, Output::UpAxis::y);
     out.get("liquid_velocity", scene.output.liquid_velocity);
+    out.get("liquid_particles", scene.output.liquid_particles);
     out.finish();
   }
   scene.output.directory = resolve_path(scene.output.directory, w / "output" / "directory");
@@ -792,7 +793,8 @@ std::string to_json(const Scene& s) {
                  {"checkpoint_every", s.output.checkpoint_every},
                  {"checkpoint_keep", s.output.checkpoint_keep},
                  {"up_axis", s.output.up_axis == Output::UpAxis::z ? "z" : "y"},
-                 {"liquid_velocity", s.output.liquid_velocity}};
+                 {"liquid_velocity", s.output.liquid_velocity},
+                 {"liquid_particles", s.output.liquid_particles}};
   if (s.output.voxel_size) j["output"]["voxel_size"] = *s.output.voxel_size;
   j["strict"] = s.strict;
   return j.dump(2);

@@ -134,7 +134,8 @@ struct Output {
   // (Houdini, Maya), or z up (Blender: x, y, z -> x, -z, y).
   enum class UpAxis { y, z };
   UpAxis up_axis = UpAxis::y;
-  bool liquid_velocity = false;  // the liquid VDB also holds the velocity grid `v`
+  bool liquid_velocity = false;   // the liquid VDB also holds the velocity grid `v`
+  bool liquid_particles = false;  // the liquid VDB also holds the marker particles (points grid)
 };
 
 struct Scene {

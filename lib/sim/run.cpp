@@ -113,7 +113,8 @@ void write_frame(const SimState& state, const fs::path& dir, Manifest& manifest)
       };
     manifest[name] = io::write_liquid_vdb(dir / name, io::to_output_frame(liquid.particles(), up),
                                           liquid.particle_radius, vdb_voxel_size(state.scene),
-                                          io::VdbMetadata{state.frame, state.time}, velocity);
+                                          io::VdbMetadata{state.frame, state.time}, velocity,
+                                          out.liquid_particles);
   }
   if (out.solids)
     for (const solid::Body& b : state.solids) {
