@@ -89,6 +89,24 @@ openvdb::FloatGrid::Ptr read_first_float_grid(const std::filesystem::path& path)
   return grid;
 }
 
+// The grid `name` of the file at `path`, null when the file has none by that
+// name; throws as read_first_float_grid for a missing or unreadable file.
+openvdb::GridBase::Ptr read_named_grid(const std::filesystem::path& path, const std::string& name) {
+  initialize_openvdb();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw MissingInputError("cannot read " + quote_path(path) + ": no such file");
+  openvdb::GridBase::Ptr base;
+  try {
+    openvdb::io::File file(path.string());
+    file.open();
+    if (file.hasGrid(name)) base = file.readGrid(name);
+    file.close();
+  } catch (const openvdb::Exception& e) {
+    throw Error(ExitCode::data, "cannot read " + quote_path(path) + ": " + e.what());
+  }
+  return base;
+}
+
 // OpenVDB stamps every file with a fresh random UUID (io::Archive::writeHeader
 // seeds a generator from std::random_device and the clock; there is no API to
 // choose it), so two runs writing the same grid would give different bytes.
@@ -275,18 +293,7 @@ Real sample_vdb(const std::filesystem::path& path, const Vec3& world) {
 }
 
 Vec3 sample_vdb_vector(const std::filesystem::path& path, const std::string& name, const Vec3& world) {
-  initialize_openvdb();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw MissingInputError("cannot read " + quote_path(path) + ": no such file");
-  openvdb::GridBase::Ptr base;
-  try {
-    openvdb::io::File file(path.string());
-    file.open();
-    if (file.hasGrid(name)) base = file.readGrid(name);
-    file.close();
-  } catch (const openvdb::Exception& e) {
-    throw Error(ExitCode::data, "cannot read " + quote_path(path) + ": " + e.what());
-  }
+  const openvdb::GridBase::Ptr base = read_named_grid(path, name);
   const openvdb::Vec3SGrid::Ptr grid = openvdb::gridPtrCast<openvdb::Vec3SGrid>(base);
   if (!grid) throw Error(ExitCode::data, "cannot read " + quote_path(path) + ": no vec3s grid " + quote_path(name));
   const openvdb::tools::GridSampler<openvdb::Vec3SGrid, openvdb::tools::BoxSampler> sampler(*grid);
@@ -295,18 +302,7 @@ Vec3 sample_vdb_vector(const std::filesystem::path& path, const std::string& nam
 }
 
 VdbPoints read_vdb_points(const std::filesystem::path& path, const std::string& name) {
-  initialize_openvdb();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw MissingInputError("cannot read " + quote_path(path) + ": no such file");
-  openvdb::GridBase::Ptr base;
-  try {
-    openvdb::io::File file(path.string());
-    file.open();
-    if (file.hasGrid(name)) base = file.readGrid(name);
-    file.close();
-  } catch (const openvdb::Exception& e) {
-    throw Error(ExitCode::data, "cannot read " + quote_path(path) + ": " + e.what());
-  }
+  const openvdb::GridBase::Ptr base = read_named_grid(path, name);
   const openvdb::points::PointDataGrid::Ptr grid = openvdb::gridPtrCast<openvdb::points::PointDataGrid>(base);
   if (!grid) throw Error(ExitCode::data, "cannot read " + quote_path(path) + ": no points grid " + quote_path(name));
   VdbPoints out;

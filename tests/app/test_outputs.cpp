@@ -31,21 +31,24 @@ std::vector<Vec3> obj_vertices(const std::string& text) {
 
 Vec3 to_z_up(const Vec3& p) { return {p.x(), -p.z(), p.y()}; }
 
+// Writes `scene` to dir/scene.json and runs it with output/up_axis "y" into
+// dir/y and "z" into dir/z.
+void run_in_both_frames(const test::ScratchDir& dir, const std::string& scene) {
+  std::ofstream(dir / "scene.json") << scene;
+  for (const char* axis : {"y", "z"})
+    REQUIRE(test::run_fsicut(dir, test::quoted((dir / "scene.json").string()) + " -q -o " +
+                                      test::quoted((dir / axis).string()) + " --set /output/up_axis=\"" + axis + "\"")
+                .code == 0);
+}
+
 }  // namespace
 
 TEST_CASE("output/up_axis z writes the VDB and the OBJs rotated alike to Blender's frame; OBJs name their solid" *
           doctest::test_suite("app")) {
   test::ScratchDir dir("outputs-up");
-  {
-    std::ofstream f(dir / "scene.json");
-    f << R"({ "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 }, "time": { "frames": 0 },
+  run_in_both_frames(dir, R"({ "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 }, "time": { "frames": 0 },
       "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [1, 0.25, 0.5] } ] },
-      "solids": [ { "name": "crate", "mesh": { "type": "box", "min": [0.5, 0.5, 0.6], "max": [0.75, 0.875, 0.9], "cells": [1, 1, 1] } } ] })";
-  }
-  for (const char* axis : {"y", "z"})
-    REQUIRE(test::run_fsicut(dir, test::quoted((dir / "scene.json").string()) + " -q -o " +
-                                      test::quoted((dir / axis).string()) + " --set /output/up_axis=\"" + axis + "\"")
-                .code == 0);
+      "solids": [ { "name": "crate", "mesh": { "type": "box", "min": [0.5, 0.5, 0.6], "max": [0.75, 0.875, 0.9], "cells": [1, 1, 1] } } ] })");
   const std::string y_obj = test::read_file(dir / "y" / "crate.0000.obj");
   const std::string z_obj = test::read_file(dir / "z" / "crate.0000.obj");
   CHECK(y_obj.find("\no crate\n") != std::string::npos);
@@ -71,16 +74,9 @@ TEST_CASE("output/up_axis z writes the VDB and the OBJs rotated alike to Blender
 TEST_CASE("output/liquid_velocity writes the velocity grid v on the surface's band, turned with up_axis" *
           doctest::test_suite("app")) {
   test::ScratchDir dir("outputs-v");
-  {
-    std::ofstream f(dir / "scene.json");
-    f << R"({ "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 }, "time": { "frames": 0 },
+  run_in_both_frames(dir, R"({ "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 }, "time": { "frames": 0 },
       "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [1, 0.25, 0.5], "velocity": [0, 0, 1] } ] },
-      "output": { "liquid_velocity": true } })";
-  }
-  for (const char* axis : {"y", "z"})
-    REQUIRE(test::run_fsicut(dir, test::quoted((dir / "scene.json").string()) + " -q -o " +
-                                      test::quoted((dir / axis).string()) + " --set /output/up_axis=\"" + axis + "\"")
-                .code == 0);
+      "output": { "liquid_velocity": true } })");
   // Just under the surface, mid-pool: the region's (0, 0, 1) m/s, and in the
   // z-up file (0, -1, 0) at the turned point.
   const Vec3 near_surface(0.5, 0.2, 0.25);
@@ -101,16 +97,9 @@ TEST_CASE("output/liquid_velocity writes the velocity grid v on the surface's ba
 TEST_CASE("output/liquid_particles writes the marker particles as a points grid in the output frame" *
           doctest::test_suite("app")) {
   test::ScratchDir dir("outputs-particles");
-  {
-    std::ofstream f(dir / "scene.json");
-    f << R"({ "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 }, "time": { "frames": 0 },
+  run_in_both_frames(dir, R"({ "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 }, "time": { "frames": 0 },
       "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [1, 0.25, 0.5] } ] },
-      "output": { "liquid_particles": true } })";
-  }
-  for (const char* axis : {"y", "z"})
-    REQUIRE(test::run_fsicut(dir, test::quoted((dir / "scene.json").string()) + " -q -o " +
-                                      test::quoted((dir / axis).string()) + " --set /output/up_axis=\"" + axis + "\"")
-                .code == 0);
+      "output": { "liquid_particles": true } })");
   // 8 particles per cell in the 8 x 2 x 4 liquid cells; their centroid is the
   // block's centre (jitter aside), turned in the z-up file.
   const io::VdbPoints y = io::read_vdb_points(dir / "y" / "liquid.0000.vdb", io::LIQUID_PARTICLES_GRID_NAME);
