@@ -28,6 +28,7 @@
 #include "lib/checkpoint/checkpoint.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
+#include "lib/core/memory.hpp"
 #include "lib/core/parallel.hpp"
 #include "fsicut/core/version.hpp"
 #include "lib/scene/load.hpp"
@@ -177,6 +178,7 @@ int main(int argc, char** argv) {
   // a 343-node solid solve went from 30 ms to 1 s per step when spinning).
   // Must happen before the OpenMP runtime starts.
   setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
+  fsicut::retain_freed_memory();
   CLI::App app{"fsicut: two-way coupled free-surface liquids and deformable solids"};
   Options options;
   define_options(app, options);

@@ -46,6 +46,7 @@
 #include <Eigen/SparseLU>
 
 #include "lib/core/error.hpp"
+#include "lib/core/memory.hpp"
 #include "lib/core/parallel.hpp"
 #include "lib/coupling/amplification.hpp"
 #include "lib/coupling/coupled_projection.hpp"
@@ -349,6 +350,7 @@ int stability(const Parsed& p) {
 
 int main(int argc, char** argv) {
   setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+  fsicut::retain_freed_memory();
   const std::string mode = argc > 1 ? argv[1] : "";
   if (argc < 3 || (mode != "matrices" && mode != "stability")) {
     std::fprintf(stderr,

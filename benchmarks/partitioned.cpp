@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "lib/core/error.hpp"
+#include "lib/core/memory.hpp"
 #include "lib/coupling/amplification.hpp"
 #include "lib/coupling/partitioned.hpp"
 #include "lib/scene/load.hpp"
@@ -64,6 +65,7 @@ int usage(const char* self) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  fsicut::retain_freed_memory();
   if (argc < 3) return usage(argv[0]);
   std::vector<fsicut::scene::Override> overrides;
   std::vector<Real> relaxations = {1, 0.5, 0.2, 0.1, 0.05};

@@ -28,6 +28,7 @@
 #include <sys/resource.h>
 
 #include "lib/core/error.hpp"
+#include "lib/core/memory.hpp"
 #include "lib/core/parallel.hpp"
 #include "lib/coupling/coupled_projection.hpp"
 #include "lib/coupling/pressure_projection.hpp"
@@ -95,6 +96,7 @@ void time_coupled(const fsicut::coupling::CoupledSystem& sys, const fsicut::scen
 
 int main(int argc, char** argv) {
   setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+  fsicut::retain_freed_memory();
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s SCENE.json [STEPS] [--set /pointer=value ...]\n", argv[0]);
     return 64;
