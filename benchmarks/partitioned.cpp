@@ -13,7 +13,9 @@
 //    seconds, and the interface's share of them,
 // all from the solids' velocity before the substep, to the scene's
 // coupling/partitioned tolerance (cells per substep, converted with the
-// substep's dt) and max_iterations. Also the weak amplification's spectral
+// substep's dt) and max_iterations. With coupling/partitioned/impulses
+// "conservative" in the scene, the partitioned methods run twice, with J^T p
+// ("impulses": "pressure") and with G p ("conservative"). Also the weak amplification's spectral
 // radius (coupling/amplification.hpp) of each system: plain iteration
 // (omega = 1) converges iff it is below 1, omega iff omega (1 + rho) < 2.
 #include <chrono>
@@ -44,6 +46,7 @@ double now() {
 struct Method {
   std::string name;  // "spd", "xpm", "partitioned"
   Real relaxation = 1;
+  bool conservative = false;  // coupling/partitioned/impulses "conservative" (G p) instead of J^T p
   int systems = 0, converged = 0;
   long iterations = 0;  // summed over converged systems
   double seconds = 0, interface_seconds = 0;
@@ -85,6 +88,10 @@ int main(int argc, char** argv) {
     methods.push_back({"spd"});
     for (const Real w : relaxations) methods.push_back({"partitioned", w});
     methods.push_back({"xpm"});
+    if (sc.partitioned.impulses == fsicut::scene::Partitioned::Impulses::conservative) {
+      for (const Real w : relaxations) methods.push_back({"partitioned", w, true});
+      methods.push_back({"xpm", 1, true});
+    }
     std::vector<double> radii;
 
     // The substep's system and start velocity, kept until its dt is known.
@@ -101,13 +108,14 @@ int main(int argc, char** argv) {
       const Real dt = s.time - before;
       before = s.time;
       if (!pending) return;
-      const fsicut::coupling::CoupledSystem& sys = *pending;
-      radii.push_back(fsicut::coupling::weak_amplification(sys).spectral_radius);
+      fsicut::coupling::CoupledSystem with_pressure = *pending;
+      with_pressure.impulse = {};
+      radii.push_back(fsicut::coupling::weak_amplification(with_pressure).spectral_radius);
       for (Method& m : methods) {
         ++m.systems;
         const double t0 = now();
         if (m.name == "spd") {
-          const fsicut::coupling::CoupledSolution x = fsicut::coupling::solve_spd(sys, cs, {});
+          const fsicut::coupling::CoupledSolution x = fsicut::coupling::solve_spd(with_pressure, cs, {});
           m.seconds += now() - t0;
           if (x.report.converged) {
             ++m.converged;
@@ -120,7 +128,8 @@ int main(int argc, char** argv) {
         ps.relaxation = m.relaxation;
         ps.tolerance = sc.partitioned.tolerance * s.scene.grid.cell_size / dt;
         ps.max_iterations = sc.partitioned.max_iterations;
-        const fsicut::coupling::PartitionedSolution x = fsicut::coupling::solve_partitioned(sys, cs, ps, start);
+        const fsicut::coupling::PartitionedSolution x =
+            fsicut::coupling::solve_partitioned(m.conservative ? *pending : with_pressure, cs, ps, start);
         m.seconds += now() - t0;
         m.interface_seconds += x.partitioned.interface_seconds;
         if (x.partitioned.converged) {
@@ -141,9 +150,9 @@ int main(int argc, char** argv) {
                 argv[1], radii.size(), max_radius, mean_radius);
     for (std::size_t k = 0; k < methods.size(); ++k) {
       const Method& m = methods[k];
-      std::printf("%s{\"method\": \"%s\", \"relaxation\": %.6g, \"systems\": %d, \"converged\": %d, "
+      std::printf("%s{\"method\": \"%s\", \"impulses\": \"%s\", \"relaxation\": %.6g, \"systems\": %d, \"converged\": %d, "
                   "\"mean_iterations\": %.6g, \"seconds_per_system\": %.6g, \"interface_share\": %.6g}",
-                  k ? ", " : "", m.name.c_str(), m.relaxation, m.systems, m.converged,
+                  k ? ", " : "", m.name.c_str(), m.conservative ? "conservative" : "pressure", m.relaxation, m.systems, m.converged,
                   m.converged ? double(m.iterations) / m.converged : 0.0, m.systems ? m.seconds / m.systems : 0.0,
                   m.seconds > 0 ? m.interface_seconds / m.seconds : 0.0);
     }

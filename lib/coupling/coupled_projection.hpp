@@ -85,6 +85,10 @@ struct CoupledSystem {
   SolidBlock solid;
   std::vector<Vec3i> grid_cells;  // #active grid cells (i, j, k) of the pressure unknowns; empty: unknown
                                   // (the multigrid preconditioner then falls back to MIC)
+  // Optional, read by the partitioned schemes only (partitioned.hpp): G, #dofs x #active
+  // [m^2], the conservative force G p [N] the liquid hands the solids in place
+  // of J^T p; empty: J^T p. The monolithic schemes never read it.
+  SparseMatrix impulse;
   int cells() const { return static_cast<int>(fluid_rhs.size()); }
   int dofs() const { return solid.dofs(); }
 };

@@ -189,7 +189,7 @@ FluidSide fluid_side(const CoupledSystem& sys, const CoupledSettings& settings, 
     const linsolve::Report r = precondition ? linsolve::solve_pcg(sys.fluid, b, pressure, pcg, precondition)
                                             : linsolve::solve_pcg(sys.fluid, b, pressure, pcg);
     worst = linsolve::worst(worst, r);
-    return Vector(sys.coupling.transpose() * pressure);
+    return sys.impulse.size() > 0 ? Vector(sys.impulse * pressure) : Vector(sys.coupling.transpose() * pressure);
   };
 }
 

@@ -16,16 +16,25 @@
 // here, g = g0 - (J^T F^-1 J) v and v = v0 + A_s^-1 g, and the coupled solution
 // is the fixed point v = S(F(v)).
 //
-// Conservative impulses (the paper's (8)): their liquid reports the impulse it
-// exchanged with the solid at the interface instead of an interpolated
-// boundary pressure. Our g = J^T p is the force the monolithic schemes apply
-// too: the work-conjugate of the flux J v, so the power the liquid's pressure
-// does through the moving surface, p^T J v, is exactly what the solids
-// receive, (J^T p)^T v, and the partitioned solution is the monolithic one.
-// There is no interpolated, non-conservative variant to offer. (Momentum is a
-// different matter in a cut-cell method: the liquid's faces feel the pressure
-// through face fractions, the solid through its surface patches, and the two
-// agree to discretization error, not round-off, with either coupling family.)
+// What the liquid hands the solids (coupling/partitioned/impulses):
+//  - pressure: g = J^T p, the force the monolithic schemes apply too, the
+//    work-conjugate of the flux J v: the power the liquid's pressure does
+//    through the moving surface, p^T J v, is exactly what the solids receive,
+//    (J^T p)^T v, and the partitioned fixed point is the monolithic solution.
+//    Momentum balances only to discretization error: the liquid's faces feel
+//    the pressure through face fractions, the solids through their surface
+//    patches.
+//  - conservative (the paper's (8), after Robinson-Mosher et al. 2008): g = G p,
+//    the impulse rate the liquid's faces lost to the solids. Cell i's pressure
+//    pushes the liquid on its open faces, dt p_i dx^2 sum_a (w_{i+1/2} -
+//    w_{i-1/2}) e_a; the part of that imbalance the solids cause (their share
+//    c = w_static - w of each face's closure, w_static the fractions with the
+//    static obstacles and walls alone) goes to the solids with the opposite
+//    sign, spread over the surface patches in cell i (or, if it holds none,
+//    in its 26 neighbours) by area and barycentric weight. The liquid's and
+//    solids' momenta then change by opposite amounts to round-off (tests); the
+//    fixed point is no longer the monolithic one (G is not J^T), and energy
+//    balances only to discretization error.
 
 // Methods:
 //  - relaxed (their Algorithm 3): v_{k+1} = v_k + omega (S(F(v_k)) - v_k). The
@@ -90,7 +99,8 @@ SolidSide solid_side(const SolidBlock& block);
 
 // The liquid's side of `system`: PCG on F with settings' tolerance, iteration
 // limit and preconditioner (set up once here), warm-started from and writing
-// `pressure` (#cells), each solve's report folded into `worst`; returns J^T p.
+// `pressure` (#cells), each solve's report folded into `worst`; returns J^T p,
+// or G p when the system carries the conservative map G (system.impulse).
 // `pressure` and `worst` must outlive the function.
 FluidSide fluid_side(const CoupledSystem& system, const CoupledSettings& settings, Vector& pressure,
                      linsolve::Report& worst);

@@ -508,6 +508,11 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
       pc.get("tolerance", pt.tolerance, positive());
       pc.get("max_iterations", pt.max_iterations, at_least(1));
       pc.get("recompute_geometry", pt.recompute_geometry);
+      pt.impulses = read_enum(pc, "impulses",
+                              std::vector<std::pair<std::string, Partitioned::Impulses>>{
+                                  {"pressure", Partitioned::Impulses::pressure},
+                                  {"conservative", Partitioned::Impulses::conservative}},
+                              false, Partitioned{}.impulses);
       pc.finish();
     }
     c.finish();
@@ -785,7 +790,10 @@ std::string to_json(const Scene& s) {
                    {"partitioned", {{"relaxation", s.coupling.partitioned.relaxation},
                                     {"tolerance", s.coupling.partitioned.tolerance},
                                     {"max_iterations", s.coupling.partitioned.max_iterations},
-                                    {"recompute_geometry", s.coupling.partitioned.recompute_geometry}}}};
+                                    {"recompute_geometry", s.coupling.partitioned.recompute_geometry},
+                                    {"impulses", s.coupling.partitioned.impulses == Partitioned::Impulses::conservative
+                                                     ? "conservative"
+                                                     : "pressure"}}}};
   j["coupling"]["alpha"] = s.coupling.alpha_auto ? json("auto") : json(s.coupling.alpha);
   j["output"] = {{"directory", s.output.directory},
                  {"liquid", s.output.liquid},

@@ -106,6 +106,12 @@ struct Partitioned {
                            // max |v_k+1 - v_k| dt <= tolerance dx (Akbay et al.'s 0.05 dx)
   int max_iterations = 30; // solid solves per substep; more is a solver failure
   bool recompute_geometry = false;  // every liquid solve sees the solids moved by dt v (black-box coupling)
+  // What the liquid hands the solids: "pressure", J^T p, the work-conjugate of
+  // the boundary flux (the partitioned fixed point is the monolithic
+  // solution); "conservative", the impulse its faces lost to the solids (Akbay
+  // et al.'s (8): momentum conserved to round-off, a different fixed point).
+  enum class Impulses { pressure, conservative };
+  Impulses impulses = Impulses::pressure;
 };
 
 struct Coupling {

@@ -270,6 +270,76 @@ linsolve::Vector free_velocities(const std::vector<solid::Body>& bodies) {
   return v;
 }
 
+namespace {
+
+// G of coupling/partitioned.hpp's conservative impulses (#dofs x #active
+// [m^2]): cell i's pressure force on the solids, p_i dx^2 sum_a (c_{i+1/2} -
+// c_{i-1/2}) e_a with c = w_static - w the solids' share of each face's
+// closure, spread over the surface patches in cell i by area and over each
+// patch's free nodes by barycentric weight. A cell with no patch of its own
+// (a face the distance fields close while the clipped surface lies in the next
+// cell, e.g. a grid-aligned box face) spreads over the patches of its 26
+// neighbours; a cell with none there either keeps its impulse (the liquid then
+// feels it from the walls, as it would without the solids).
+linsolve::SparseMatrix conservative_impulse(const SimState& state, const CoupledAssembly& a) {
+  const fluid::Liquid& liquid = *state.liquid;
+  const grid::MacGrid& g = liquid.grid;
+  cutcell::FaceFractions open_without_solids;
+  cutcell::compute_face_fractions(g, liquid.static_phi, open_without_solids);
+  const grid::Array3<int>& row = a.fluid.active.row;
+
+  struct PatchRef {
+    int body;
+    const cutcell::SurfacePatch* patch;
+  };
+  std::vector<std::vector<PatchRef>> in_cell(static_cast<std::size_t>(row.count()));
+  for (std::size_t b = 0; b < state.solids.size(); ++b)
+    for (const cutcell::SurfacePatch& q : state.surfaces.patches[b])
+      in_cell[static_cast<std::size_t>(q.cell)].push_back({static_cast<int>(b), &q});
+
+  Triplets t;
+  const Real face_area = g.dx * g.dx;
+  for (int r = 0; r < a.fluid.active.count(); ++r) {
+    const Vec3i c = row.coord(a.fluid.active.cells[r]);
+    Vec3 force = Vec3::Zero();  // per unit pressure [m^2]
+    for (int axis = 0; axis < 3; ++axis)
+      for (int side : {-1, 1}) {
+        const Real closed = cutcell::cell_face_fraction(open_without_solids, axis, side, c) -
+                            cutcell::cell_face_fraction(liquid.fractions, axis, side, c);
+        force[axis] += side * closed * face_area;
+      }
+    if (force.isZero(0)) continue;
+    std::vector<PatchRef> near = in_cell[static_cast<std::size_t>(row.index(c.x(), c.y(), c.z()))];
+    if (near.empty())
+      for (int dk = -1; dk <= 1; ++dk)
+        for (int dj = -1; dj <= 1; ++dj)
+          for (int di = -1; di <= 1; ++di)
+            if (row.inside(c.x() + di, c.y() + dj, c.z() + dk)) {
+              const auto& more = in_cell[static_cast<std::size_t>(row.index(c.x() + di, c.y() + dj, c.z() + dk))];
+              near.insert(near.end(), more.begin(), more.end());
+            }
+    Real area = 0;
+    for (const PatchRef& p : near) area += p.patch->area;
+    if (!(area > 0)) continue;
+    for (const PatchRef& p : near) {
+      const solid::Body& body = state.solids[static_cast<std::size_t>(p.body)];
+      const mesh::Triangle& tri = body.mesh.boundary[p.patch->triangle];
+      for (int j = 0; j < 3; ++j) {
+        const int k = body.dofs.free_index[tri[j]];
+        if (k < 0) continue;
+        const Real share = p.patch->area / area * p.patch->barycentric[j];
+        for (int d = 0; d < 3; ++d)
+          t.emplace_back(a.dof_offset[p.body] + 3 * k + d, r, share * force[d]);
+      }
+    }
+  }
+  linsolve::SparseMatrix G(a.dof_offset.back(), a.fluid.active.count());
+  G.setFromTriplets(t.begin(), t.end());
+  return G;
+}
+
+}  // namespace
+
 SolidSurfaces make_surfaces(const std::vector<solid::Body>& bodies, std::vector<levelset::MeshDistance> obstacles) {
   SolidSurfaces s;
   for (const solid::Body& b : bodies) s.distance.emplace_back(b.x, b.mesh.boundary);
@@ -378,6 +448,8 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
   }
   out.system.coupling.resize(out.fluid.active.count(), dofs);
   out.system.coupling.setFromTriplets(coupling.begin(), coupling.end());
+  if (settings.partitioned.impulses == scene::Partitioned::Impulses::conservative)
+    out.system.impulse = conservative_impulse(state, out);
   return out;
 }
 
