@@ -790,10 +790,11 @@ std::string to_json(const Scene& s) {
                    {"partitioned", {{"relaxation", s.coupling.partitioned.relaxation},
                                     {"tolerance", s.coupling.partitioned.tolerance},
                                     {"max_iterations", s.coupling.partitioned.max_iterations},
-                                    {"recompute_geometry", s.coupling.partitioned.recompute_geometry},
-                                    {"impulses", s.coupling.partitioned.impulses == Partitioned::Impulses::conservative
-                                                     ? "conservative"
-                                                     : "pressure"}}}};
+                                    {"recompute_geometry", s.coupling.partitioned.recompute_geometry}}}};
+  // Only when not the default: checkpoints written before the key existed
+  // fingerprint the scene without it and must keep resuming.
+  if (s.coupling.partitioned.impulses == Partitioned::Impulses::conservative)
+    j["coupling"]["partitioned"]["impulses"] = "conservative";
   j["coupling"]["alpha"] = s.coupling.alpha_auto ? json("auto") : json(s.coupling.alpha);
   j["output"] = {{"directory", s.output.directory},
                  {"liquid", s.output.liquid},
