@@ -31,21 +31,24 @@ std::vector<Index> invalid_neighbours(const grid::Array3<Real>& u, const grid::A
   return out;
 }
 
-// The invalid faces with a valid neighbour, in increasing order.
+// The invalid faces with a valid neighbour, in increasing order. Rows of x in
+// parallel, neighbours by stride. Why not a loop over indices with coord():
+// its two integer divisions per face made this whole-grid scan most of the
+// extrapolation stage (measured, paper dam break 100^3).
 std::vector<Index> next_to_valid(const grid::Array3<Real>& u, const grid::Array3<char>& valid) {
+  const Vec3i n = u.size();
+  const Index sy = n.x(), sz = static_cast<Index>(n.x()) * n.y();
   std::vector<char> mark(static_cast<std::size_t>(u.count()), 0);
-  parallel_for(0, u.count(), [&](Index idx) {
-    if (valid[idx]) return;
-    const Vec3i f = u.coord(idx);
-    for (int b = 0; b < 3; ++b)
-      for (int side : {-1, 1}) {
-        Vec3i g = f;
-        g[b] += side;
-        if (u.inside(g.x(), g.y(), g.z()) && valid[u.index(g.x(), g.y(), g.z())]) {
-          mark[static_cast<std::size_t>(idx)] = 1;
-          return;
-        }
-      }
+  parallel_for(0, static_cast<Index>(n.y()) * n.z(), [&](Index row) {
+    const int j = static_cast<int>(row % n.y()), k = static_cast<int>(row / n.y());
+    const Index start = row * n.x();
+    for (int i = 0; i < n.x(); ++i) {
+      const Index idx = start + i;
+      if (valid[idx]) continue;
+      mark[static_cast<std::size_t>(idx)] =
+          (i > 0 && valid[idx - 1]) || (i + 1 < n.x() && valid[idx + 1]) || (j > 0 && valid[idx - sy]) ||
+          (j + 1 < n.y() && valid[idx + sy]) || (k > 0 && valid[idx - sz]) || (k + 1 < n.z() && valid[idx + sz]);
+    }
   });
   std::vector<Index> out;
   for (Index idx = 0; idx < u.count(); ++idx)
