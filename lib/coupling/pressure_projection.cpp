@@ -186,34 +186,46 @@ void apply_pressure(const grid::MacGrid& grid, const cutcell::ActiveCells& activ
                     grid::MacVelocity& velocity, FaceFlags& valid) {
   const Real coef = dt / (density * grid.dx);
   for (int a = 0; a < 3; ++a) {
-    valid[a].resize(grid.face_size(a), 0);
-    const int n_a = grid.resolution[a];
-    parallel_for(0, velocity[a].count(), [&](Index idx) {
-      const Vec3i f = velocity[a].coord(idx);
-      valid[a][idx] = 0;
-      if (f[a] == 0 || f[a] == n_a) return;
-      if (!(fractions[a][idx] > 0)) return;
-      Vec3i left = f;
-      left[a] -= 1;
-      const Vec3i& right = f;
-      const bool la = active.row(left) >= 0, ra = active.row(right) >= 0;
-      if (!la && !ra) return;
-      Real pl, pr;
-      if (la && ra) {
-        pl = pressure(left);
-        pr = pressure(right);
-      } else if (la) {
-        // Ghost pressure on the air side: p = 0 at theta of the way from the left centre.
-        pl = pressure(left);
-        pr = pl * (1 - 1 / ghost_theta(liquid_phi(left), liquid_phi(right)));
-      } else {
-        pr = pressure(right);
-        pl = pr * (1 - 1 / ghost_theta(liquid_phi(right), liquid_phi(left)));
-      }
-      velocity[a][idx] -= coef * (pr - pl);
-      valid[a][idx] = 1;
-    });
+    valid[a].resize(grid.face_size(a));
+    valid[a].fill(0);
   }
+  // Only the faces of active cells can change: each is visited from its left
+  // cell if that is active, else from its right one (exactly once, so the
+  // parallel writes never meet). Why not a loop over every face: at low fill
+  // most of the grid is air, and the whole-grid sweep cost more than the
+  // liquid's faces (measured, a 0.5 % filled 100^3 tank).
+  parallel_for(0, active.count(), [&](Index r) {
+    const Vec3i c = active.row.coord(active.cells[static_cast<std::size_t>(r)]);
+    for (int a = 0; a < 3; ++a) {
+      const int n_a = grid.resolution[a];
+      for (int side = 0; side < 2; ++side) {
+        Vec3i f = c;
+        f[a] += side;
+        Vec3i left = f;
+        left[a] -= 1;
+        const Vec3i& right = f;
+        if (f[a] == 0 || f[a] == n_a) continue;
+        const bool la = active.row(left) >= 0, ra = active.row(right) >= 0;
+        if (side == 0 && la) continue;  // the left cell visits it
+        const Index idx = velocity[a].index(f.x(), f.y(), f.z());
+        if (!(fractions[a][idx] > 0)) continue;
+        Real pl, pr;
+        if (la && ra) {
+          pl = pressure(left);
+          pr = pressure(right);
+        } else if (la) {
+          // Ghost pressure on the air side: p = 0 at theta of the way from the left centre.
+          pl = pressure(left);
+          pr = pl * (1 - 1 / ghost_theta(liquid_phi(left), liquid_phi(right)));
+        } else {
+          pr = pressure(right);
+          pl = pr * (1 - 1 / ghost_theta(liquid_phi(right), liquid_phi(left)));
+        }
+        velocity[a][idx] -= coef * (pr - pl);
+        valid[a][idx] = 1;
+      }
+    }
+  });
 }
 
 linsolve::Report project(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
