@@ -25,7 +25,9 @@
 //                   surfaces: not stored, derived from the solids' x at stage 4
 //                          of every substep before stages 5 and 6 read it; the
 //                          obstacles' surfaces and `fixed` (static fields
-//                          computed) are built by build_state from the scene
+//                          computed) are built by build_state from the scene;
+//                          static_fractions is recomputed from static_phi
+//                          when empty
 //   solid::Body     x, v: stored. R: recomputed from x (update_rotations).
 //                   name: stored and checked. Everything else (mesh, material,
 //                   mass, pinned, dofs, rest_volume, Dm_inv, K0, layouts) is

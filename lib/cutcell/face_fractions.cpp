@@ -52,28 +52,44 @@ Real fraction_inside(Real p00, Real p10, Real p11, Real p01) {
   }
 }
 
+namespace {
+
+// The open fraction of the face of axis a at index x.
+Real open_fraction(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi, int a, const Vec3i& x) {
+  if (x[a] == 0 || x[a] == grid.resolution[a]) return 0;  // domain wall: closed
+  // The face of axis a at index (i,j,k) has corners at nodes (i,j,k) + s*e_b + t*e_c,
+  // s, t in {0, 1}, with b, c the two other axes.
+  const Vec3i eb = Vec3i::Unit((a + 1) % 3), ec = Vec3i::Unit((a + 2) % 3);
+  const Real solid = fraction_inside(solid_phi(x), solid_phi(Vec3i(x + eb)), solid_phi(Vec3i(x + eb + ec)),
+                                     solid_phi(Vec3i(x + ec)));
+  Real open = 1 - solid;
+  if (open < FRACTION_CLAMP_LOW) open = 0;
+  if (open > FRACTION_CLAMP_HIGH) open = 1;
+  return open;
+}
+
+}  // namespace
+
 void compute_face_fractions(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                             FaceFractions& fractions) {
   for (int a = 0; a < 3; ++a) {
     auto& f = fractions[a];
     f.resize(grid.face_size(a));
-    // The face of axis a at index (i,j,k) has corners at nodes (i,j,k) + s*e_b + t*e_c,
-    // s, t in {0, 1}, with b, c the two other axes.
-    const int b = (a + 1) % 3, c = (a + 2) % 3;
-    const Vec3i eb = Vec3i::Unit(b), ec = Vec3i::Unit(c);
-    const int n_a = grid.resolution[a];
-    parallel_for(0, f.count(), [&](Index idx) {
-      const Vec3i x = f.coord(idx);
-      if (x[a] == 0 || x[a] == n_a) {
-        f[idx] = 0;  // domain wall: closed
-        return;
-      }
-      const Real solid = fraction_inside(solid_phi(x), solid_phi(Vec3i(x + eb)),
-                                         solid_phi(Vec3i(x + eb + ec)), solid_phi(Vec3i(x + ec)));
-      Real open = 1 - solid;
-      if (open < FRACTION_CLAMP_LOW) open = 0;
-      if (open > FRACTION_CLAMP_HIGH) open = 1;
-      f[idx] = open;
+    parallel_for(0, f.count(), [&](Index idx) { f[idx] = open_fraction(grid, solid_phi, a, f.coord(idx)); });
+  }
+}
+
+void update_face_fractions(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi, const Vec3i& lo,
+                           const Vec3i& hi, FaceFractions& fractions) {
+  for (int a = 0; a < 3; ++a) {
+    auto& f = fractions[a];
+    const Vec3i first = (lo - Vec3i::Ones()).cwiseMax(Vec3i::Zero());
+    const Vec3i last = hi.cwiseMin(Vec3i(f.size() - Vec3i::Ones()));
+    if ((first.array() > last.array()).any()) continue;
+    const Vec3i span = last - first + Vec3i::Ones();
+    parallel_for(0, static_cast<Index>(span.y()) * span.z(), [&](Index row) {
+      const int j = first.y() + static_cast<int>(row % span.y()), k = first.z() + static_cast<int>(row / span.y());
+      for (int i = first.x(); i <= last.x(); ++i) f(i, j, k) = open_fraction(grid, solid_phi, a, Vec3i(i, j, k));
     });
   }
 }

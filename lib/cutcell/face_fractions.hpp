@@ -34,4 +34,11 @@ Real fraction_inside(Real phi_00, Real phi_10, Real phi_11, Real phi_01);
 void compute_face_fractions(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                             FaceFractions& fractions);
 
+// The same for the faces with a corner among the nodes lo..hi (inclusive,
+// clipped to the grid) only; `fractions` must have its size already and keeps
+// its other values. Why: a moving solid changes solid_phi only near itself,
+// and recomputing every face each substep cost more than the faces it moved.
+void update_face_fractions(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi, const Vec3i& lo,
+                           const Vec3i& hi, FaceFractions& fractions);
+
 }  // namespace fsicut::cutcell

@@ -284,8 +284,7 @@ namespace {
 linsolve::SparseMatrix conservative_impulse(const SimState& state, const CoupledAssembly& a) {
   const fluid::Liquid& liquid = *state.liquid;
   const grid::MacGrid& g = liquid.grid;
-  cutcell::FaceFractions open_without_solids;
-  cutcell::compute_face_fractions(g, liquid.static_phi, open_without_solids);
+  const cutcell::FaceFractions& open_without_solids = state.surfaces.static_fractions;
   const grid::Array3<int>& row = a.fluid.active.row;
 
   struct PatchRef {
@@ -357,8 +356,14 @@ void update_solid_fields(SimState& state) {
         cutcell::particle_reach(grid, liquid.solid_phi, surfaces.distance, liquid.reach.cells, liquid.markers);
     return;
   }
-  if (liquid.static_phi.count() == 0) fluid::refresh_solid(liquid);
+  if (liquid.static_phi.count() == 0) {
+    fluid::refresh_solid(liquid);
+    surfaces.static_fractions = {};
+  }
+  if (surfaces.static_fractions[0].count() == 0)
+    cutcell::compute_face_fractions(grid, liquid.static_phi, surfaces.static_fractions);
   liquid.solid_phi = liquid.static_phi;
+  liquid.fractions = surfaces.static_fractions;
   const Real band = SOLID_BAND_CELLS * grid.dx;
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
     const solid::Body& body = state.solids[b];
@@ -370,7 +375,22 @@ void update_solid_fields(SimState& state) {
     parallel_for(0, static_cast<Index>(phi.size()), [&](Index i) { phi[i] = std::min(phi[i], body_phi[i]); });
     cutcell::clip_surface(grid, body.x, body.mesh.boundary, surfaces.patches[b]);
   }
-  cutcell::compute_face_fractions(grid, liquid.solid_phi, liquid.fractions);
+  // Faces away from every body keep their static fractions: there each body's
+  // distance is +band (sample_mesh_sdf_at_nodes), which changes no face's
+  // fraction (a face whose static corners differ in sign has them within
+  // sqrt(2) dx of the surface, well inside the band). Only the faces around
+  // each body's bounding box, widened by the band and a node, are recomputed.
+  for (const solid::Body& body : state.solids) {
+    if (body.num_nodes() == 0) continue;
+    // Clamped before the cast: a body may have left the grid far behind.
+    const Vec3 limit = grid.resolution.cast<Real>().array() + 2;
+    const auto node = [&](const Vec3& x, Real widen) {
+      const Vec3 at = ((x - grid.origin) / grid.dx).array() + widen;
+      return Vec3i(at.cwiseMax(Vec3::Constant(-2)).cwiseMin(limit).array().floor().cast<int>());
+    };
+    cutcell::update_face_fractions(grid, liquid.solid_phi, node(body.x.rowwise().minCoeff(), -SOLID_BAND_CELLS - 1),
+                                   node(body.x.rowwise().maxCoeff(), SOLID_BAND_CELLS + 2), liquid.fractions);
+  }
   grid::Array3<char> thin_cells;
   cutcell::close_thin_solid_faces(grid, liquid.solid_phi, surfaces.distance, liquid.fractions, thin_cells);
   liquid.reach = cutcell::neighbour_reach(grid, liquid.solid_phi, surfaces.distance, thin_cells, liquid.markers);

@@ -59,6 +59,7 @@ struct SolidSurfaces {
   std::vector<levelset::MeshDistance> distance;              // bodies, then obstacles
   std::vector<std::vector<cutcell::SurfacePatch>> patches;   // clipped boundary triangles
   grid::Array3<Real> phi;                                    // workspace: one body's node SDF
+  cutcell::FaceFractions static_fractions;  // open fractions of the walls and static obstacles alone; empty: not yet
   bool fixed = false;  // no bodies and the static fields computed: stage 4 only updates particles
 };
 
