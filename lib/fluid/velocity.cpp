@@ -1,6 +1,8 @@
 #include "lib/fluid/velocity.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "lib/core/parallel.hpp"
@@ -193,35 +195,62 @@ void constrain_velocity(const grid::MacGrid& grid, const grid::Array3<Real>& sol
                         const FaceFractions& fractions, const FaceFlags& valid,
                         grid::MacVelocity& u, grid::MacVelocity& scratch,
                         const SolidVelocity& solid_velocity, const grid::Array3<std::uint32_t>& reach) {
-  copy_into(u, scratch);
-  const grid::MacVelocity& old = scratch;
+  // Two passes over rows of x: the new values of the faces next to solids go
+  // to `scratch` (NaN: unchanged) while every read sees the old u, then they
+  // and the walls' zeros are written. Why not a copy of u and one pass: the
+  // copy and an index division per face made this a whole-grid stage though
+  // it changes only the faces next to solids.
+  const auto next_to_solid = [&](int a, Index idx) {
+    return fractions[a][idx] < NEARLY_CLOSED_FRACTION && valid[a][idx];
+  };
+  const auto for_each_inner_face = [&](int a, const auto& body) {
+    const Vec3i n = u[a].size();
+    parallel_for(0, static_cast<Index>(n.y()) * n.z(), [&](Index row) {
+      const Vec3i f0(0, static_cast<int>(row % n.y()), static_cast<int>(row / n.y()));
+      if (a > 0 && (f0[a] == 0 || f0[a] == n[a] - 1)) return;  // a domain wall
+      const int first = a == 0 ? 1 : 0, last = a == 0 ? n.x() - 2 : n.x() - 1;
+      for (int i = first; i <= last; ++i) body(Vec3i(i, f0.y(), f0.z()), row * n.x() + i);
+    });
+  };
   for (int a = 0; a < 3; ++a) {
+    if (scratch[a].size() != u[a].size()) scratch[a].resize(u[a].size());
     const grid::Sampling s = grid::face_sampling(a);
-    const int n_a = grid.resolution[a];
-    parallel_for(0, u[a].count(), [&](Index idx) {
-      const Vec3i f = u[a].coord(idx);
-      if (f[a] == 0 || f[a] == n_a) {
-        u[a][idx] = 0;  // domain wall
-        return;
-      }
-      if (fractions[a][idx] >= NEARLY_CLOSED_FRACTION || !valid[a][idx]) return;
+    for_each_inner_face(a, [&](const Vec3i& f, Index idx) {
+      if (!next_to_solid(a, idx)) return;
+      Real& out = scratch[a][idx];
+      out = std::numeric_limits<Real>::quiet_NaN();
       const Vec3 x = grid.position(s, f.x(), f.y(), f.z());
       if (reach.count() > 0) {
         Vec3i left = f;
         left[a] -= 1;
         if (!((reach(left) >> levelset::reach_bit(a, 1)) & 1)) {
-          u[a][idx] = solid_velocity ? solid_velocity(x)[a] : 0;
+          out = solid_velocity ? solid_velocity(x)[a] : 0;
           return;
         }
       }
       const Vec3 g = node_field_gradient(grid, solid_phi, x);
       const Real g2 = g.squaredNorm();
       if (!(g2 > 0)) return;
-      Vec3 v = grid::interpolate_velocity(grid, old, x);
+      Vec3 v = grid::interpolate_velocity(grid, u, x);
       const Vec3 relative = solid_velocity ? Vec3(v - solid_velocity(x)) : v;
       v -= (relative.dot(g) / g2) * g;
-      u[a][idx] = v[a];
+      out = v[a];
     });
+  }
+  for (int a = 0; a < 3; ++a) {
+    for_each_inner_face(a, [&](const Vec3i&, Index idx) {
+      if (next_to_solid(a, idx) && !std::isnan(scratch[a][idx])) u[a][idx] = scratch[a][idx];
+    });
+    // The domain walls: u = 0.
+    const Vec3i n = u[a].size();
+    for (const int wall : {0, n[a] - 1})
+      parallel_for(0, static_cast<Index>(n[(a + 1) % 3]) * n[(a + 2) % 3], [&](Index k) {
+        Vec3i f;
+        f[a] = wall;
+        f[(a + 1) % 3] = static_cast<int>(k % n[(a + 1) % 3]);
+        f[(a + 2) % 3] = static_cast<int>(k / n[(a + 1) % 3]);
+        u[a](f) = 0;
+      });
   }
 }
 

@@ -302,11 +302,7 @@ void extend_liquid_into_solid(const grid::MacGrid& grid, const grid::Array3<Real
                               grid::Array3<Real>& phi) {
   const Real half = 0.5 * grid.dx;
   const Vec3i size = phi.size();
-  grid::Array3<char> in_solid(size, 0);
-  parallel_for(0, phi.count(), [&](Index idx) {
-    const Vec3i c = phi.coord(idx);
-    in_solid[idx] = solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) < 0;
-  });
+  const Index rows = static_cast<Index>(size.y()) * size.z();
   // The neighbour of c on `side` of `axis` if it exists and the face between is open.
   auto open_neighbour = [&](const Vec3i& c, int axis, int side, Vec3i& nb) {
     nb = c;
@@ -316,54 +312,82 @@ void extend_liquid_into_solid(const grid::MacGrid& grid, const grid::Array3<Real
     if (side > 0) face[axis] += 1;
     return fractions[axis](face) > 0;
   };
+  // Why lists and rows instead of passes over every cell with copies of phi:
+  // the solid's cells and the holes are few, and the whole-grid passes (an
+  // index division per cell, four copies of phi) made this a grid-sized stage.
+  // Each pass reads only values from before it, as before: same results.
 
-  // 1. Cells inside the solid, in layers: each layer extrapolates from the cells
-  // known so far (outside the solid, or set by an earlier layer).
-  grid::Array3<char> known(size, 0);
-  for (Index idx = 0; idx < phi.count(); ++idx) known[idx] = !in_solid[idx];
-  grid::Array3<Real> original = phi;
+  // 1. Cells inside the solid (centre value of solid_phi < 0), in layers: each
+  // layer extrapolates from the cells known so far (outside the solid, or set
+  // by an earlier layer).
+  std::vector<std::vector<Index>> solid_rows(static_cast<std::size_t>(rows));
+  parallel_for(0, rows, [&](Index row) {
+    const int j = static_cast<int>(row % size.y()), k = static_cast<int>(row / size.y());
+    for (int i = 0; i < size.x(); ++i)
+      if (solid_phi_at_cell(solid_phi, i, j, k) < 0) solid_rows[static_cast<std::size_t>(row)].push_back(phi.index(i, j, k));
+  });
+  std::vector<Index> unknown;
+  for (const std::vector<Index>& r : solid_rows) unknown.insert(unknown.end(), r.begin(), r.end());
+  grid::Array3<char> known(size, 1);
+  for (Index idx : unknown) known[idx] = 0;
+  std::vector<Real> value(unknown.size());
+  std::vector<char> found(unknown.size());
   for (int layer = 0; layer < SOLID_EXTENSION_LAYERS; ++layer) {
-    const grid::Array3<char> known_before = known;
-    parallel_for(0, phi.count(), [&](Index idx) {
-      if (known_before[idx]) return;
+    parallel_for(0, static_cast<Index>(unknown.size()), [&](Index u) {
+      const Index idx = unknown[static_cast<std::size_t>(u)];
+      found[static_cast<std::size_t>(u)] = 0;
+      if (known[idx]) return;
       const Vec3i c = phi.coord(idx);
       Real sum = 0;
       int count = 0;
       for (int a = 0; a < 3; ++a)
         for (int side : {-1, 1}) {
           Vec3i n;
-          if (!open_neighbour(c, a, side, n) || !known_before(n)) continue;
-          sum += original(n);
+          if (!open_neighbour(c, a, side, n) || !known(n)) continue;
+          sum += phi(n);
           ++count;
         }
       if (count > 0) {
-        phi[idx] = sum / count;
-        known[idx] = 1;
+        value[static_cast<std::size_t>(u)] = sum / count;
+        found[static_cast<std::size_t>(u)] = 1;
       }
     });
-    original = phi;
-  }
-  parallel_for(0, phi.count(), [&](Index idx) {
-    if (!known[idx] && phi[idx] < half) phi[idx] = std::min(phi[idx], -half);
-  });
-
-  // 2. One-cell holes.
-  original = phi;
-  parallel_for(0, phi.count(), [&](Index idx) {
-    if (original[idx] < 0) return;
-    const Vec3i c = phi.coord(idx);
-    Real sum = 0;
-    int count = 0;
-    for (int a = 0; a < 3; ++a)
-      for (int side : {-1, 1}) {
-        Vec3i n;
-        if (!open_neighbour(c, a, side, n)) continue;
-        if (!(original(n) < 0)) return;
-        sum += original(n);
-        ++count;
+    for (std::size_t u = 0; u < unknown.size(); ++u)
+      if (found[u]) {
+        phi[unknown[u]] = value[u];
+        known[unknown[u]] = 1;
       }
-    if (count > 0) phi[idx] = sum / count;
+  }
+  for (Index idx : unknown)
+    if (!known[idx] && phi[idx] < half) phi[idx] = std::min(phi[idx], -half);
+
+  // 2. One-cell holes: a cell not in the liquid whose open neighbours all are.
+  std::vector<std::vector<std::pair<Index, Real>>> holes(static_cast<std::size_t>(rows));
+  parallel_for(0, rows, [&](Index row) {
+    const int j = static_cast<int>(row % size.y()), k = static_cast<int>(row / size.y());
+    for (int i = 0; i < size.x(); ++i) {
+      const Index idx = phi.index(i, j, k);
+      if (phi[idx] < 0) continue;
+      const Vec3i c(i, j, k);
+      Real sum = 0;
+      int count = 0;
+      bool hole = true;
+      for (int a = 0; a < 3 && hole; ++a)
+        for (int side : {-1, 1}) {
+          Vec3i n;
+          if (!open_neighbour(c, a, side, n)) continue;
+          if (!(phi(n) < 0)) {
+            hole = false;
+            break;
+          }
+          sum += phi(n);
+          ++count;
+        }
+      if (hole && count > 0) holes[static_cast<std::size_t>(row)].emplace_back(idx, sum / count);
+    }
   });
+  for (const auto& r : holes)
+    for (const auto& [idx, v] : r) phi[idx] = v;
 }
 
 }  // namespace fsicut::levelset
