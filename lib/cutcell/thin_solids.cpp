@@ -69,28 +69,34 @@ Index close_thin_solid_faces(const grid::MacGrid& grid, const grid::Array3<Real>
     const int b = (a + 1) % 3, c = (a + 2) % 3;
     const Vec3i eb = Vec3i::Unit(b), ec = Vec3i::Unit(c);
     const int n_a = grid.resolution[a];
-    std::vector<char> shut(static_cast<std::size_t>(f.count()), 0);
-    parallel_for(0, f.count(), [&](Index idx) {
-      if (!(f[idx] > 0)) return;
-      const Vec3i x = f.coord(idx);
-      if (x[a] == 0 || x[a] == n_a) return;
-      const Real nearest = std::min({solid_phi(x), solid_phi(Vec3i(x + eb)), solid_phi(Vec3i(x + eb + ec)),
-                                     solid_phi(Vec3i(x + ec))});
-      if (nearest > grid.dx) return;
-      Vec3i left = x;
-      left[a] -= 1;
-      if (!separated(grid, solid_phi, surfaces, left, x)) return;
-      f[idx] = 0;
-      shut[static_cast<std::size_t>(idx)] = 1;
+    // By rows of x, the faces each row closes listed per row. Why not a loop
+    // over face indices and a grid-sized flag array: the index divisions and
+    // the serial scan of the flags made this a whole-grid cost every substep.
+    const Vec3i n = f.size();
+    std::vector<std::vector<int>> shut(static_cast<std::size_t>(n.y()) * n.z());
+    parallel_for(0, static_cast<Index>(n.y()) * n.z(), [&](Index row) {
+      Vec3i x(0, static_cast<int>(row % n.y()), static_cast<int>(row / n.y()));
+      for (x.x() = 0; x.x() < n.x(); ++x.x()) {
+        if (!(f(x) > 0)) continue;
+        if (x[a] == 0 || x[a] == n_a) continue;
+        const Real nearest = std::min({solid_phi(x), solid_phi(Vec3i(x + eb)), solid_phi(Vec3i(x + eb + ec)),
+                                       solid_phi(Vec3i(x + ec))});
+        if (nearest > grid.dx) continue;
+        Vec3i left = x;
+        left[a] -= 1;
+        if (!separated(grid, solid_phi, surfaces, left, x)) continue;
+        f(x) = 0;
+        shut[static_cast<std::size_t>(row)].push_back(x.x());
+      }
     });
-    for (Index idx = 0; idx < f.count(); ++idx) {
-      if (!shut[static_cast<std::size_t>(idx)]) continue;
-      ++closed;
-      Vec3i x = f.coord(idx);
-      cells(x) = 1;
-      x[a] -= 1;
-      cells(x) = 1;
-    }
+    for (std::size_t row = 0; row < shut.size(); ++row)
+      for (const int i : shut[row]) {
+        ++closed;
+        Vec3i x(i, static_cast<int>(row % n.y()), static_cast<int>(row / n.y()));
+        cells(x) = 1;
+        x[a] -= 1;
+        cells(x) = 1;
+      }
   }
   return closed;
 }
