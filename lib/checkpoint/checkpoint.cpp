@@ -30,7 +30,7 @@
 //                          when empty
 //   solid::Body     x, v: stored. R: recomputed from x (update_rotations).
 //                   name: stored and checked. Everything else (mesh, material,
-//                   mass, pinned, dofs, rest_volume, Dm_inv, K0, layouts) is
+//                   mass, pinned, dofs, rest_volume, Dm_inv, K0, K0q, layouts) is
 //                   built from the scene.
 //   fluid::Liquid   markers, velocity, pressure, liquid_phi, static_phi,
 //                   solid_phi, fractions, valid: stored. particle_radius, particle_volume:

@@ -392,6 +392,10 @@ SolidDesc read_solid(const json& j, const Where& w) {
     s.pinned = read_array<Shape>(o.at("pinned"), w / "pinned",
                                  [](const json& p, const Where& at) { return read_shape(p, at, PINNED); });
   o.get("initial_scale", s.initial_scale, positive());
+  s.element = read_enum(o, "element",
+                        std::vector<std::pair<std::string, SolidDesc::Element>>{
+                            {"linear", SolidDesc::Element::linear}, {"quadratic", SolidDesc::Element::quadratic}},
+                        false, SolidDesc::Element::linear);
   o.finish();
   return s;
 }
@@ -779,6 +783,8 @@ std::string to_json(const Scene& s) {
                {"pinned", json::array()},
                {"initial_scale", d.initial_scale}};
     for (const Shape& p : d.pinned) sj["pinned"].push_back(shape_json(p, PINNED));
+    // Written only when not the default, so linear scenes' checkpoints keep their fingerprint.
+    if (d.element == SolidDesc::Element::quadratic) sj["element"] = "quadratic";
     j["solids"].push_back(sj);
   }
   j["coupling"] = {{"scheme", to_string(s.coupling.scheme)},

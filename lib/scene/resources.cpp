@@ -94,7 +94,7 @@ void add_tetgen_solid(ResourceEstimate& e, const SolidDesc& s) {
   const double tets = by_bound + by_surface;
   if (!std::isfinite(tets)) return;  // a non-finite value is refused by the mesh's own checks
   e.terms.push_back({"solid " + s.name, "tetrahedra", by_bound > by_surface ? m.pointer + "/max_tet_volume" : surface_key,
-                     tets, tets * BYTES_PER_TET});
+                     tets, tets * bytes_per_tet(s)});
 }
 
 double region_volume(const Shape& s, double grid_volume) {
@@ -172,7 +172,7 @@ ResourceEstimate estimate_resources(const Scene& scene) {
   for (const SolidDesc& s : scene.solids)
     if (s.mesh.type == MeshDesc::Type::box) {
       const double tets = s.mesh.cells.cast<Real>().prod() * TETS_PER_BOX_CELL;
-      e.terms.push_back({"solid " + s.name, "tetrahedra", s.mesh.pointer + "/cells", tets, tets * BYTES_PER_TET});
+      e.terms.push_back({"solid " + s.name, "tetrahedra", s.mesh.pointer + "/cells", tets, tets * bytes_per_tet(s)});
     } else {
       add_tetgen_solid(e, s);
     }

@@ -50,6 +50,12 @@ inline constexpr double BYTES_PER_CELL = 400;
 inline constexpr double BYTES_PER_PARTICLE = 300;
 inline constexpr double BYTES_PER_VDB_VOXEL = 8;
 inline constexpr double BYTES_PER_TET = 2000;
+// A 10-node tet: its 30 x 30 rest stiffness (7.2 kB) and about 3x the
+// stiffness and factor entries per node of a linear mesh.
+inline constexpr double BYTES_PER_QUADRATIC_TET = 20000;
+inline double bytes_per_tet(const SolidDesc& s) {
+  return s.element == SolidDesc::Element::quadratic ? BYTES_PER_QUADRATIC_TET : BYTES_PER_TET;
+}
 inline constexpr double TETGEN_TETS_PER_BOUND = 3;
 inline constexpr double TETGEN_TETS_PER_SURFACE_VERTEX = 4;          // no volume bound: surface kept
 inline constexpr double TETGEN_TETS_PER_SPLIT_SURFACE_VERTEX = 10;   // a volume bound: surface refined

@@ -89,6 +89,9 @@ struct SolidDesc {
   Vec3 velocity{0, 0, 0};  // initial [m/s]
   std::vector<Shape> pinned;
   Real initial_scale = 1;  // < 1: starts compressed about its centroid
+  // Finite element: 4-node tets (the paper's) or 10-node tets (solid/body.hpp).
+  enum class Element { linear, quadratic };
+  Element element = Element::linear;
   std::string pointer;
 };
 

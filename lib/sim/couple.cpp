@@ -10,6 +10,7 @@
 #include "lib/core/parallel.hpp"
 #include "lib/cutcell/thin_solids.hpp"
 #include "lib/mesh/check.hpp"
+#include "lib/mesh/quadratic.hpp"
 #include "lib/sim/state.hpp"
 #include "lib/solid/integrate.hpp"
 
@@ -163,7 +164,10 @@ std::string explain_solid_failure(const SimState& state, const std::vector<int>&
   mesh::WorstTet worst;
   for (std::size_t t = 0; t < body.mesh.tets.size(); ++t) {
     const auto& tet = body.mesh.tets[t];
-    if (std::find(tet.begin(), tet.end(), node) == tet.end()) continue;
+    if (body.quadratic() ? std::find(body.mesh.quadratic[t].begin(), body.mesh.quadratic[t].end(), node) ==
+                               body.mesh.quadratic[t].end()
+                         : std::find(tet.begin(), tet.end(), node) == tet.end())
+      continue;
     const Real q = mesh::tet_quality(body.mesh.rest.col(tet[0]), body.mesh.rest.col(tet[1]),
                                      body.mesh.rest.col(tet[2]), body.mesh.rest.col(tet[3]));
     if (q < worst.quality) worst = {static_cast<Index>(t), q};
@@ -322,11 +326,11 @@ linsolve::SparseMatrix conservative_impulse(const SimState& state, const Coupled
     if (!(area > 0)) continue;
     for (const PatchRef& p : near) {
       const solid::Body& body = state.solids[static_cast<std::size_t>(p.body)];
-      const mesh::Triangle& tri = body.mesh.boundary[p.patch->triangle];
-      for (int j = 0; j < 3; ++j) {
-        const int k = body.dofs.free_index[tri[j]];
+      const mesh::SurfaceWeights w = mesh::surface_weights(body.mesh, p.patch->triangle, p.patch->barycentric);
+      for (int j = 0; j < w.count; ++j) {
+        const int k = body.dofs.free_index[w.node[j]];
         if (k < 0) continue;
-        const Real share = p.patch->area / area * p.patch->barycentric[j];
+        const Real share = p.patch->area / area * w.weight[j];
         for (int d = 0; d < 3; ++d)
           t.emplace_back(a.dof_offset[p.body] + 3 * k + d, r, share * force[d]);
       }
@@ -428,7 +432,8 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
   block.stiffness_term.setFromTriplets(stiffness.begin(), stiffness.end());
 
   // J = N^T C: each patch spreads area * normal over its triangle's free nodes
-  // with the barycentric weights of its centroid (11)-(12), in the rows of the
+  // with the barycentric weights of its centroid (11)-(12) (a quadratic face's
+  // six nodes with its shape functions there, mesh::surface_weights), in the rows of the
   // cells whose pressures give the pressure at its centroid (pressure_stencil;
   // the paper uses the one cell holding the patch). The same weights split the
   // patch's volume flux J v among those cells, so the system stays symmetric.
@@ -456,13 +461,14 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
         if (out.fluid.active.row(cell) < 0) continue;  // no liquid next to the patch: p = 0
       }
       const PressureStencil stencil = pressure_stencil(g, out.fluid.active, liquid.fractions, cell, centroid);
-      for (int j = 0; j < 3; ++j) {
-        const int k = body.dofs.free_index[t[j]];
+      const mesh::SurfaceWeights w = mesh::surface_weights(body.mesh, q.triangle, q.barycentric);
+      for (int j = 0; j < w.count; ++j) {
+        const int k = body.dofs.free_index[w.node[j]];
         if (k < 0) continue;
         for (int n = 0; n < stencil.size; ++n)
           for (int d = 0; d < 3; ++d)
             coupling.emplace_back(stencil.row[n], out.dof_offset[b] + 3 * k + d,
-                                  stencil.weight[n] * q.area * q.barycentric[j] * q.normal[d]);
+                                  stencil.weight[n] * q.area * w.weight[j] * q.normal[d]);
       }
     }
   }
@@ -649,8 +655,10 @@ fluid::SolidVelocity solid_velocity(const SimState& state) {
       best = hit.distance;
       const solid::Body& body = state.solids[b];
       const mesh::Triangle& t = body.mesh.boundary[hit.triangle];
-      const Vec3 w = barycentric(hit.point, body.x.col(t[0]), body.x.col(t[1]), body.x.col(t[2]));
-      v = w[0] * body.v.col(t[0]) + w[1] * body.v.col(t[1]) + w[2] * body.v.col(t[2]);
+      const mesh::SurfaceWeights w = mesh::surface_weights(
+          body.mesh, hit.triangle, barycentric(hit.point, body.x.col(t[0]), body.x.col(t[1]), body.x.col(t[2])));
+      v.setZero();
+      for (int j = 0; j < w.count; ++j) v += w.weight[j] * body.v.col(w.node[j]);
     }
     return v;
   };

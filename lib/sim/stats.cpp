@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fsicut/core/version.hpp"
+#include "lib/mesh/quadratic.hpp"
 #include "lib/scene/load.hpp"
 
 namespace fsicut::sim {
@@ -55,13 +56,22 @@ std::string stats_line(const SimState& state, const FrameStats& s) {
 
 Index inverted_elements(const solid::Body& body) {
   Index count = 0;
-  for (const mesh::Tet& t : body.mesh.tets) {
-    const Vec3 x0 = body.x.col(t[0]);
+  // A quadratic element counts once when any of its 8 sub-tets is inverted.
+  const int per_element = body.quadratic() ? 8 : 1;
+  int seen = 0;
+  bool inverted = false;
+  mesh::for_each_linear_tet(body.mesh, [&](int i, int j, int k, int l) {
+    const Vec3 x0 = body.x.col(i);
     solid::Mat3 edges;
-    edges << body.x.col(t[1]) - x0, body.x.col(t[2]) - x0, body.x.col(t[3]) - x0;
+    edges << body.x.col(j) - x0, body.x.col(k) - x0, body.x.col(l) - x0;
     // NaN counts too: a NaN element is no more physical than an inverted one.
-    if (!(edges.determinant() > 0)) ++count;
-  }
+    if (!(edges.determinant() > 0)) inverted = true;
+    if (++seen == per_element) {
+      count += inverted;
+      seen = 0;
+      inverted = false;
+    }
+  });
   return count;
 }
 

@@ -44,7 +44,8 @@ struct FrameStats {
 std::string stats_line(const SimState& state, const FrameStats& stats);
 
 // Tetrahedra of `body` turned inside out or flattened at its current
-// positions: det F <= 0, i.e. a signed volume <= 0 (rest volumes are positive).
+// positions: det F <= 0, i.e. a signed volume <= 0 (rest volumes are positive);
+// a quadratic element counts when any of its 8 sub-tets (mesh/quadratic.hpp) does.
 // The stats key `inverted_elements`; any at all means the solid's motion is no
 // longer physical (too soft, too fast, or a too long time step).
 Index inverted_elements(const solid::Body& body);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "lib/core/error.hpp"
+#include "lib/mesh/quadratic.hpp"
 #include "lib/solid/corotation.hpp"
 #include "lib/solid/layout.hpp"
 
@@ -37,6 +38,45 @@ Mat12 tet_stiffness(const Mat3& Dm_inv, Real rest_volume, Real lambda, Real mu) 
       K.block<3, 3>(3 * a, 3 * b) =
           rest_volume * (lambda * g.col(a) * g.col(b).transpose() + mu * g.col(b) * g.col(a).transpose() +
                          mu * g.col(a).dot(g.col(b)) * Mat3::Identity());
+  return K;
+}
+
+Mat30 quadratic_tet_stiffness(const Mat3& Dm_inv, Real rest_volume, Real lambda, Real mu) {
+  Eigen::Matrix<Real, 3, 4> g;  // barycentric coordinates' gradients
+  g.rightCols<3>() = Dm_inv.transpose();
+  g.col(0) = -g.rightCols<3>().rowwise().sum();
+  const Real lambda_full = std::min(lambda, QUADRATIC_FULL_LAMBDA_PER_MU * mu);
+  const Real lambda_mean = lambda - lambda_full;
+  // Shear and the compressible part of the volumetric term: degree-2 exact
+  // rule, the 4 points with barycentric coordinates (a, b, b, b) permuted.
+  const Real a = 0.5854101966249685, b = 0.1381966011250105;
+  Mat30 K = Mat30::Zero();
+  for (int q = 0; q < 4; ++q) {
+    Eigen::Vector4d L = Eigen::Vector4d::Constant(b);
+    L[q] = a;
+    Eigen::Matrix<Real, 3, 10> G;  // shape function gradients at the point
+    for (int c = 0; c < 4; ++c) G.col(c) = (4 * L[c] - 1) * g.col(c);
+    for (int e = 0; e < 6; ++e) {
+      const int i = mesh::TET10_EDGES[e][0], j = mesh::TET10_EDGES[e][1];
+      G.col(4 + e) = 4 * (L[j] * g.col(i) + L[i] * g.col(j));
+    }
+    const Real w = rest_volume / 4;
+    for (int r = 0; r < 10; ++r)
+      for (int c = 0; c < 10; ++c)
+        K.block<3, 3>(3 * r, 3 * c) += w * (lambda_full * G.col(r) * G.col(c).transpose() +
+                                             mu * G.col(c) * G.col(r).transpose() +
+                                             mu * G.col(r).dot(G.col(c)) * Mat3::Identity());
+  }
+  // The rest of the volumetric term on the element's mean dilatation: the
+  // shape functions' mean gradients are 0 for the corners and g_i + g_j for
+  // the mid-edge node of (i j).
+  if (lambda_mean > 0) {
+    Eigen::Matrix<Real, 3, 6> mean;
+    for (int e = 0; e < 6; ++e) mean.col(e) = g.col(mesh::TET10_EDGES[e][0]) + g.col(mesh::TET10_EDGES[e][1]);
+    for (int r = 0; r < 6; ++r)
+      for (int c = 0; c < 6; ++c)
+        K.block<3, 3>(3 * (4 + r), 3 * (4 + c)) += rest_volume * lambda_mean * mean.col(r) * mean.col(c).transpose();
+  }
   return K;
 }
 
@@ -98,16 +138,17 @@ Body make_body(const scene::SolidDesc& desc, mesh::TetMesh mesh, const std::stri
   check_material(desc, scene_file);
   // Mesh errors name the scene file and the mesh's pointer, like every input error.
   const std::string label = scene_file + ": " + desc.mesh.pointer + ": " + solid_label(desc.name);
-  const Index n = mesh.rest.cols();
-  if (n == 0 || mesh.tets.empty()) throw MeshError(label + ": tet mesh is empty");
+  const Index given_nodes = mesh.rest.cols();
+  if (given_nodes == 0 || mesh.tets.empty()) throw MeshError(label + ": tet mesh is empty");
   for (size_t t = 0; t < mesh.tets.size(); ++t)
     for (int a = 0; a < 4; ++a)
-      if (mesh.tets[t][a] < 0 || mesh.tets[t][a] >= n)
+      if (mesh.tets[t][a] < 0 || mesh.tets[t][a] >= given_nodes)
         throw MeshError(label + ": tet " + std::to_string(t) + " has node index out of range");
 
   Body body;
   body.name = desc.name;
-  body.mesh = std::move(mesh);
+  body.mesh = desc.element == scene::SolidDesc::Element::quadratic ? mesh::make_quadratic(std::move(mesh))
+                                                                    : std::move(mesh);
   body.density = desc.density;
   body.youngs_modulus = desc.youngs_modulus;
   body.poisson_ratio = desc.poisson_ratio;
@@ -117,7 +158,10 @@ Body make_body(const scene::SolidDesc& desc, mesh::TetMesh mesh, const std::stri
   const Index m = body.num_tets();
   body.rest_volume.resize(m);
   body.Dm_inv.resize(m);
-  body.K0.resize(m);
+  if (body.quadratic())
+    body.K0q.resize(m);
+  else
+    body.K0.resize(m);
   body.R.assign(m, Mat3::Identity());
   const Real lambda = lame_lambda(desc.youngs_modulus, desc.poisson_ratio);
   const Real mu = lame_mu(desc.youngs_modulus, desc.poisson_ratio);
@@ -133,12 +177,26 @@ Body make_body(const scene::SolidDesc& desc, mesh::TetMesh mesh, const std::stri
                       std::to_string(volume) + " m^3 (cells too small to represent at these coordinates?)");
     body.rest_volume[t] = volume;
     body.Dm_inv[t] = Dm.inverse();
-    body.K0[t] = tet_stiffness(body.Dm_inv[t], volume, lambda, mu);
+    if (body.quadratic())
+      body.K0q[t] = quadratic_tet_stiffness(body.Dm_inv[t], volume, lambda, mu);
+    else
+      body.K0[t] = tet_stiffness(body.Dm_inv[t], volume, lambda, mu);
   }
 
+  const Index n = body.num_nodes();
   body.mass = Vector::Zero(n);
-  for (Index t = 0; t < m; ++t)
-    for (int a = 0; a < 4; ++a) body.mass[body.mesh.tets[t][a]] += desc.density * body.rest_volume[t] / 4;
+  for (Index t = 0; t < m; ++t) {
+    const Real element_mass = desc.density * body.rest_volume[t];
+    if (body.quadratic()) {
+      // HRZ: the consistent mass's diagonal, rho int N_i^2 = rho V / 70
+      // (corners) and 8 rho V / 105 (mid-edge nodes), scaled to sum to rho V.
+      const mesh::Tet10& q = body.mesh.quadratic[t];
+      for (int a = 0; a < 4; ++a) body.mass[q[a]] += element_mass / 36;
+      for (int a = 4; a < 10; ++a) body.mass[q[a]] += element_mass * 4 / 27;
+    } else {
+      for (int a = 0; a < 4; ++a) body.mass[body.mesh.tets[t][a]] += element_mass / 4;
+    }
+  }
   for (Index i = 0; i < n; ++i)
     if (!(body.mass[i] > 0)) throw MeshError(label + ": node " + std::to_string(i) + " belongs to no tet");
 
@@ -172,10 +230,10 @@ BodyStats stats(const Body& body) {
   s.mean_velocity = body.v * body.mass / total;
   s.kinetic_energy = 0.5 * (body.v.colwise().squaredNorm().transpose().array() * body.mass.array()).sum();
   Real volume = 0;
-  for (const mesh::Tet& tet : body.mesh.tets) {
-    const Vec3 a = body.x.col(tet[0]);
-    volume += (body.x.col(tet[1]) - a).dot((body.x.col(tet[2]) - a).cross(body.x.col(tet[3]) - a)) / 6;
-  }
+  mesh::for_each_linear_tet(body.mesh, [&](int i, int j, int k, int l) {
+    const Vec3 a = body.x.col(i);
+    volume += (body.x.col(j) - a).dot((body.x.col(k) - a).cross(body.x.col(l) - a)) / 6;
+  });
   s.volume = volume;
   s.elastic_energy = elastic_energy(body);
   for (Index t = 0; t < body.num_tets(); ++t) {

@@ -11,7 +11,15 @@
 //    the free dofs are node-major too: free dof 3*k + d is component d of free
 //    node k = DofMap::free_index[i] of node i (see DofMap).
 //  - Per-element 12-vectors and 12 x 12 matrices are ordered like the tet's
-//    nodes: entry 3*a + d is component d of the tet's local node a (0..3).
+//    nodes: entry 3*a + d is component d of the tet's local node a (0..3);
+//    quadratic elements' 30-vectors and 30 x 30 matrices likewise over their
+//    10 nodes (a = 0..9, mesh/quadratic.hpp).
+//
+// Elements ("element" in the scene): linear 4-node tets (constant strain, the
+// paper's) or quadratic 10-node tets (linear strain: bending without the
+// locking of constant-strain tets). A quadratic body is a straight-sided
+// quadratic mesh (mesh::make_quadratic); element t has corners mesh.tets[t],
+// so the per-tet arrays below are per element either way.
 //
 // Units are SI: positions [m], velocities [m/s], masses [kg], forces [N],
 // stiffness [N/m], energies [J].
@@ -31,6 +39,7 @@ namespace fsicut::solid {
 using Mat3 = Eigen::Matrix3d;
 using Mat12 = Eigen::Matrix<Real, 12, 12>;
 using Vec12 = Eigen::Matrix<Real, 12, 1>;
+using Mat30 = Eigen::Matrix<Real, 30, 30>;
 using linsolve::SparseMatrix;
 using linsolve::Vector;
 
@@ -71,14 +80,19 @@ struct Body {
   Real tau_k = 0;           // Rayleigh stiffness damping [s]
 
   // Per node.
-  Vector mass;                // #nodes, lumped mass [kg]: each tet's rho*V split equally to its 4 nodes
+  // #nodes, lumped mass [kg]: a linear tet's rho V split equally to its 4
+  // nodes; a quadratic one's by HRZ lumping (the consistent mass matrix's
+  // diagonal scaled to rho V: corners rho V / 36, mid-edge nodes 4 rho V / 27;
+  // row sums would give the corners negative mass).
+  Vector mass;
   std::vector<char> pinned;   // #nodes, 1 = pinned: never moves, v = 0, no unknowns
   DofMap dofs;                // consistent with `pinned` (set_pinned keeps it so)
 
   // Per tet (#tets each).
   std::vector<Real> rest_volume;  // [m^3], > 0
-  std::vector<Mat3> Dm_inv;       // inverse of the rest edge matrix [X1-X0, X2-X0, X3-X0] [1/m]
-  std::vector<Mat12> K0;          // rest stiffness of the linear tet [N/m], symmetric PSD, 6 zero modes
+  std::vector<Mat3> Dm_inv;       // inverse of the rest edge matrix [X1-X0, X2-X0, X3-X0] of the corners [1/m]
+  std::vector<Mat12> K0;          // linear elements: rest stiffness [N/m], symmetric PSD, 6 zero modes
+  std::vector<Mat30> K0q;         // quadratic elements: rest stiffness [N/m], symmetric PSD, 6 zero modes
   std::vector<Mat3> R;            // element rotation of the current positions (update_rotations)
 
   // Sparsity layouts over all nodes and over the free nodes (shared, immutable).
@@ -86,11 +100,13 @@ struct Body {
 
   Index num_nodes() const { return mesh.rest.cols(); }
   Index num_tets() const { return static_cast<Index>(mesh.tets.size()); }
+  bool quadratic() const { return mesh.is_quadratic(); }
+  int nodes_per_element() const { return quadratic() ? 10 : 4; }
   Real total_mass() const { return mass.sum(); }
 };
 
-// Builds a body from its scene description and its (already placed) rest mesh:
-// lumped masses from `density`, K0 from `youngs_modulus` and `poisson_ratio`,
+// Builds a body from its scene description and its (already placed) rest mesh
+// (made quadratic first when desc.element is quadratic): lumped masses from `density`, K0 from `youngs_modulus` and `poisson_ratio`,
 // damping from `damping`, every node's velocity set to `velocity`, nodes
 // inside any `pinned` shape (box: closed box min..max; sphere: distance to
 // centre <= radius) pinned with zero velocity, and, for `initial_scale` s != 1,
@@ -115,6 +131,24 @@ void set_pinned(Body& body, const std::vector<char>& pinned);
 // V (lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I), g_a the gradient of
 // the shape function of node a.
 Mat12 tet_stiffness(const Mat3& Dm_inv, Real rest_volume, Real lambda, Real mu);
+
+// Rest stiffness of one straight-sided quadratic (10-node) tet with corner
+// edge matrix inverse Dm_inv and volume rest_volume: 30 x 30, symmetric PSD,
+// null space the 6 rigid motions, blocks as above with the quadratic shape
+// functions' gradients. The shear term and the volumetric term up to
+// lambda = QUADRATIC_FULL_LAMBDA_PER_MU * mu (nu <= 1/3) are integrated exactly
+// (4-point rule, the integrand is quadratic in the barycentric coordinates);
+// the volumetric term's excess over that acts on the element's mean
+// dilatation (the P2/P0 mixed element, inf-sup stable). Why: exact
+// integration puts 4 dilatation constraints on each element, and nearly
+// incompressible solids lock (nu 0.49, a strip 2 elements thick: 5.5 % too
+// stiff against the plane-strain beam, 3.7 % against the converged mesh);
+// the mean alone softens compressible ones on coarse meshes (nu 0.3, 1
+// element thick: 15 % too soft, where exact integration is 2 % off). The split
+// keeps exact integration where it is accurate and is within 1.5 % of the
+// converged strip at nu 0.49 with 2 elements. Uniform strains stay exact.
+inline constexpr Real QUADRATIC_FULL_LAMBDA_PER_MU = 2;
+Mat30 quadratic_tet_stiffness(const Mat3& Dm_inv, Real rest_volume, Real lambda, Real mu);
 
 // Lame parameters from Young's modulus E [Pa] and Poisson ratio nu in [0, 0.5).
 Real lame_lambda(Real E, Real nu);

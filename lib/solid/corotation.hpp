@@ -8,9 +8,14 @@
 //   elastic force     f_e = -R_e K0_e (R_e^T x_e - X_e)              [N]
 //   stiffness         K   = sum_e R_e K0_e R_e^T  (rotations held fixed)
 //   elastic energy    E   = 1/2 sum_e (R_e^T x_e - X_e)^T K0_e (R_e^T x_e - X_e)  [J]
-// f_e is exactly -dE/dx_e (the polar rotation makes the terms from dR vanish),
-// so elastic forces sum to zero and exert no net torque: they vanish under any
-// rigid motion, including rotations by 180 degrees.
+// For linear tets f_e is exactly -dE/dx_e (the polar rotation makes the terms
+// from dR vanish). Quadratic elements take R_e from F at the element's
+// centroid (its mean over the element) and use f_e as above, the usual
+// element-rotation corotational model: f_e = -dE/dx_e then holds at rest and
+// up to terms of the order of the strain's variation over the element.
+// Either way elastic forces sum to zero and exert no net torque (R_e aligns
+// R_e^T x_e with X_e), and they vanish under any rigid motion, including
+// rotations by 180 degrees.
 #include "lib/solid/body.hpp"
 
 namespace fsicut::solid {
@@ -21,7 +26,8 @@ namespace fsicut::solid {
 // singular value is flipped when F is inverted (Irving et al. 2004).
 Mat3 polar_rotation(const Mat3& F);
 
-// Deformation gradient of tet `t` at the current positions: Ds Dm^-1, 3 x 3.
+// Deformation gradient of element `t` at the current positions: Ds Dm^-1 for
+// a linear tet, its value at the centroid (= its mean) for a quadratic one.
 Mat3 deformation_gradient(const Body& body, Index t);
 
 // Recomputes every R_e from the current positions (in parallel).

@@ -5,8 +5,13 @@
 
 namespace fsicut::solid::detail {
 
-BlockLayout make_layout(const mesh::TetMesh& mesh, const std::vector<char>& covered) {
+namespace {
+
+template <class Elements>
+BlockLayout make_layout(const mesh::TetMesh& mesh, const Elements& elements, const std::vector<char>& covered) {
+  constexpr int N = Elements::value_type::RowsAtCompileTime;
   BlockLayout L;
+  L.nodes_per_element = N;
   const Index n = mesh.rest.cols();
   L.block_of_node.assign(n, -1);
   for (Index i = 0; i < n; ++i)
@@ -19,13 +24,13 @@ BlockLayout make_layout(const mesh::TetMesh& mesh, const std::vector<char>& cove
   // Neighbour lists (covered nodes sharing a tet) and element incidence per block row.
   std::vector<std::vector<int>> nbrs(nb);
   std::vector<std::vector<std::array<int, 2>>> inc(nb);
-  for (size_t t = 0; t < mesh.tets.size(); ++t)
-    for (int a = 0; a < 4; ++a) {
-      const int r = L.block_of_node[mesh.tets[t][a]];
+  for (size_t t = 0; t < elements.size(); ++t)
+    for (int a = 0; a < N; ++a) {
+      const int r = L.block_of_node[elements[t][a]];
       if (r < 0) continue;
       inc[r].push_back({static_cast<int>(t), a});
-      for (int b = 0; b < 4; ++b) {
-        const int c = L.block_of_node[mesh.tets[t][b]];
+      for (int b = 0; b < N; ++b) {
+        const int c = L.block_of_node[elements[t][b]];
         if (c >= 0) nbrs[r].push_back(c);
       }
     }
@@ -40,16 +45,16 @@ BlockLayout make_layout(const mesh::TetMesh& mesh, const std::vector<char>& cove
     L.incidence.insert(L.incidence.end(), inc[r].begin(), inc[r].end());
   }
 
-  L.slot.resize(mesh.tets.size());
-  for (size_t t = 0; t < mesh.tets.size(); ++t)
-    for (int a = 0; a < 4; ++a)
-      for (int b = 0; b < 4; ++b) {
-        const int r = L.block_of_node[mesh.tets[t][a]];
-        const int c = L.block_of_node[mesh.tets[t][b]];
+  L.slot.resize(elements.size() * N * N);
+  for (size_t t = 0; t < elements.size(); ++t)
+    for (int a = 0; a < N; ++a)
+      for (int b = 0; b < N; ++b) {
+        const int r = L.block_of_node[elements[t][a]];
+        const int c = L.block_of_node[elements[t][b]];
         int s = -1;
         if (r >= 0 && c >= 0)
           s = static_cast<int>(std::lower_bound(nbrs[r].begin(), nbrs[r].end(), c) - nbrs[r].begin());
-        L.slot[t][4 * a + b] = s;
+        L.slot[(t * N + a) * N + b] = s;
       }
 
   // CSR pattern: row 3r + d holds columns 3c + e for the neighbours c of r, ascending.
@@ -65,24 +70,34 @@ BlockLayout make_layout(const mesh::TetMesh& mesh, const std::vector<char>& cove
   return L;
 }
 
+}  // namespace
+
+BlockLayout make_layout(const mesh::TetMesh& mesh, const std::vector<char>& covered) {
+  return mesh.is_quadratic() ? make_layout(mesh, mesh.quadratic, covered) : make_layout(mesh, mesh.tets, covered);
+}
+
 SparseMatrix assemble_stiffness(const Body& body, const BlockLayout& L) {
   SparseMatrix K = L.pattern;
   const int* outer = K.outerIndexPtr();
   Real* values = K.valuePtr();
-  for_each_index(L.num_blocks(), [&](Index r) {
-    for (int k = L.incidence_start[r]; k < L.incidence_start[r + 1]; ++k) {
-      const int t = L.incidence[k][0], a = L.incidence[k][1];
-      const Mat3& R = body.R[t];
-      for (int b = 0; b < 4; ++b) {
-        const int s = L.slot[t][4 * a + b];
-        if (s < 0) continue;
-        const Mat3 block = R * body.K0[t].block<3, 3>(3 * a, 3 * b) * R.transpose();
-        for (int d = 0; d < 3; ++d) {
-          Real* row = values + outer[3 * r + d] + 3 * s;
-          for (int e = 0; e < 3; ++e) row[e] += block(d, e);
+  with_element(body, [&](auto n) {
+    constexpr int N = decltype(n)::value;
+    for_each_index(L.num_blocks(), [&](Index r) {
+      for (int k = L.incidence_start[r]; k < L.incidence_start[r + 1]; ++k) {
+        const int t = L.incidence[k][0], a = L.incidence[k][1];
+        const Mat3& R = body.R[t];
+        const auto& K0 = Element<N>::K0(body, t);
+        for (int b = 0; b < N; ++b) {
+          const int s = L.slot[(static_cast<std::size_t>(t) * N + a) * N + b];
+          if (s < 0) continue;
+          const Mat3 block = R * K0.template block<3, 3>(3 * a, 3 * b) * R.transpose();
+          for (int d = 0; d < 3; ++d) {
+            Real* row = values + outer[3 * r + d] + 3 * s;
+            for (int e = 0; e < 3; ++e) row[e] += block(d, e);
+          }
         }
       }
-    }
+    });
   });
   return K;
 }

@@ -9,6 +9,7 @@
 // Assembly runs in parallel over block rows: each row gathers the element
 // blocks that land in it, so no two threads write the same entry.
 #include <array>
+#include <type_traits>
 #include <vector>
 
 #include "lib/core/parallel.hpp"
@@ -30,24 +31,53 @@ void for_each_index(Index n, F&& body) {
   }
 }
 
+// Element access by nodes per element N (4: linear, 10: quadratic), so the
+// element loops compile to fixed-size code for both.
+template <int N>
+struct Element;
+template <>
+struct Element<4> {
+  using Stiffness = Mat12;
+  using Forces = Vec12;
+  static int node(const Body& b, Index t, int a) { return b.mesh.tets[static_cast<std::size_t>(t)][a]; }
+  static const Stiffness& K0(const Body& b, Index t) { return b.K0[static_cast<std::size_t>(t)]; }
+};
+template <>
+struct Element<10> {
+  using Stiffness = Mat30;
+  using Forces = Eigen::Matrix<Real, 30, 1>;
+  static int node(const Body& b, Index t, int a) { return b.mesh.quadratic[static_cast<std::size_t>(t)][a]; }
+  static const Stiffness& K0(const Body& b, Index t) { return b.K0q[static_cast<std::size_t>(t)]; }
+};
+
+// Calls f(std::integral_constant<int, N>) with the body's nodes per element.
+template <class F>
+decltype(auto) with_element(const Body& body, F&& f) {
+  if (body.quadratic()) return f(std::integral_constant<int, 10>{});
+  return f(std::integral_constant<int, 4>{});
+}
+
 struct BlockLayout {
   std::vector<int> block_of_node;  // #nodes: block index, -1 when not covered
   std::vector<int> node_of_block;  // #blocks
   // Block row r's neighbour blocks, ascending: neighbours[neighbour_start[r] .. neighbour_start[r+1]).
   std::vector<int> neighbour_start, neighbours;
-  // Elements touching block row r, as (tet, local node a): incidence[incidence_start[r] ..).
+  // Elements touching block row r, as (element, local node a): incidence[incidence_start[r] ..).
   std::vector<int> incidence_start;
   std::vector<std::array<int, 2>> incidence;
-  // #tets: slot[t][4*a + b] is, for tet t and its local nodes (a, b), the
-  // position of b's block in the neighbour list of a's block row (0-based
-  // within the row), -1 when either node is not covered.
-  std::vector<std::array<int, 16>> slot;
+  // #elements x N^2 (N nodes per element): slot[N^2 t + N a + b] is, for
+  // element t and its local nodes (a, b), the position of b's block in the
+  // neighbour list of a's block row (0-based within the row), -1 when either
+  // node is not covered.
+  int nodes_per_element = 4;
+  std::vector<int> slot;
   SparseMatrix pattern;  // 3*#blocks square, RowMajor, all entries explicit zeros
 
   int num_blocks() const { return static_cast<int>(node_of_block.size()); }
 };
 
-// Layout over the nodes with covered[i] != 0.
+// Layout over the nodes with covered[i] != 0, neighbours by the mesh's
+// elements (quadratic ones when it has them).
 BlockLayout make_layout(const mesh::TetMesh& mesh, const std::vector<char>& covered);
 
 // Returns the corotated stiffness sum_e R_e K0_e R_e^T over the layout's blocks.

@@ -24,6 +24,30 @@ TEST_CASE("make_body: lumped masses sum to density times volume, split equally p
   CHECK(s.kinetic_energy == 0);
 }
 
+TEST_CASE("make_body: quadratic elements - positive HRZ masses, same total mass, centroid, volume and pinning") {
+  const Real rho = 800;
+  scene::SolidDesc d = test::solid_desc(rho, 1e5, 0.3);
+  d.element = scene::SolidDesc::Element::quadratic;
+  d.pinned = {test::pin_box(Vec3(-1, -1, -1), Vec3(0, 1, 1))};  // the x = 0 face
+  const Body b = test::box_body(d, Vec3(0, 0, 0), Vec3(0.2, 0.3, 0.4), Vec3i(2, 3, 4));
+  REQUIRE(b.quadratic());
+  CHECK(b.num_nodes() == 5 * 7 * 9);  // a structured box's corner and mid-edge nodes fill the doubled lattice
+  CHECK(b.total_mass() == doctest::Approx(rho * 0.2 * 0.3 * 0.4).epsilon(1e-12));
+  // Row sums of the consistent mass give corners -rho V / 20: HRZ keeps every node positive.
+  CHECK(b.mass.minCoeff() > 0);
+  const BodyStats s = stats(b);
+  CHECK(s.volume == doctest::Approx(0.2 * 0.3 * 0.4).epsilon(1e-12));
+  CHECK((s.centroid - Vec3(0.1, 0.15, 0.2)).norm() < 1e-12);
+  // Every node on the pinned face is pinned, mid-edge nodes included: its 7 x 9 lattice points.
+  Index pinned = 0;
+  for (Index i = 0; i < b.num_nodes(); ++i) {
+    CHECK(bool(b.pinned[static_cast<std::size_t>(i)]) == (b.mesh.rest(0, i) <= 0));
+    pinned += b.pinned[static_cast<std::size_t>(i)];
+  }
+  CHECK(pinned == 7 * 9);
+  CHECK(b.dofs.num_free_nodes() == b.num_nodes() - pinned);
+}
+
 TEST_CASE("make_body: velocity, pinned regions and initial_scale") {
   scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
   d.velocity = Vec3(1, -2, 0.5);
