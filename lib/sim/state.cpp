@@ -82,7 +82,8 @@ std::string summary(const SimState& state) {
     const solid::BodyStats st = solid::stats(b);
     Index pinned = 0;
     for (char p : b.pinned) pinned += p ? 1 : 0;
-    out << "solid     " << b.name << ": " << b.num_nodes() << " nodes, " << b.num_tets() << " tets, "
+    out << "solid     " << b.name << ": " << b.num_nodes() << " nodes, " << b.num_tets()
+        << (b.quadratic() ? " quadratic (10-node) tets, " : " tets, ")
         << b.mesh.boundary.size() << " boundary triangles, " << pinned << " pinned nodes, mass " << b.total_mass()
         << " kg, volume " << st.volume << " m^3, worst tet quality " << mesh::worst_tet(b.mesh).quality << "\n";
   }

@@ -112,4 +112,38 @@ TEST_CASE("output/liquid_particles writes the marker particles as a points grid 
   CHECK((z.centroid - to_z_up(y.centroid)).norm() < 1e-5);
 }
 
+TEST_CASE("solids/*/element quadratic: fsicut runs it and writes the refined surface, 4 flat triangles per face" *
+          doctest::test_suite("app")) {
+  test::ScratchDir dir("outputs-quadratic");
+  const std::string scene = R"({ "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 }, "time": { "frames": 2 },
+      "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [1, 0.5, 1] } ] },
+      "solids": [ { "name": "crate", "element": "quadratic", "density": 500,
+                    "mesh": { "type": "box", "min": [0.25, 0.375, 0.25], "max": [0.75, 0.75, 0.75], "cells": [1, 1, 1] } } ] })";
+  std::ofstream(dir / "scene.json") << scene;
+  REQUIRE(test::run_fsicut(dir, test::quoted((dir / "scene.json").string()) + " -q -o " +
+                                    test::quoted((dir / "out").string()))
+              .code == 0);
+  for (const char* frame : {"0000", "0002"}) {
+    CAPTURE(frame);
+    const std::string obj = test::read_file(dir / "out" / (std::string("crate.") + frame + ".obj"));
+    // One hex cell: 8 corners, 12 edge and 6 face-diagonal midpoints on the
+    // surface; its 12 triangles split in 4 each.
+    CHECK(obj_vertices(obj).size() == 26);
+    std::size_t faces = 0;
+    std::istringstream in(obj);
+    for (std::string line; std::getline(in, line);) faces += line.rfind("f ", 0) == 0;
+    CHECK(faces == 48);
+  }
+  // Frame 0: every vertex on the box's surface.
+  for (const Vec3& p : obj_vertices(test::read_file(dir / "out" / "crate.0000.obj"))) {
+    const Vec3 lo(0.25, 0.375, 0.25), hi(0.75, 0.75, 0.75);
+    CHECK(((p - lo).cwiseAbs().minCoeff() < 1e-12 || (p - hi).cwiseAbs().minCoeff() < 1e-12));
+  }
+
+  std::ofstream(dir / "bad.json") << std::string(scene).replace(scene.find("\"quadratic\""), 11, "\"cubic\"");
+  const test::RunResult bad = test::run_fsicut(dir, test::quoted((dir / "bad.json").string()) + " --validate");
+  CHECK(bad.code == 65);
+  CHECK(bad.err.find("/solids/0/element") != std::string::npos);
+}
+
 }  // namespace fsicut

@@ -27,7 +27,7 @@ struct Placement {
   sim::CoupledAssembly assembly;
 };
 
-std::string random_scene(unsigned seed) {
+std::string random_scene(unsigned seed, const std::string& element = "linear") {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<Real> u(0, 1);
   const Real cx = 0.35 + 0.3 * u(rng), cy = 0.4 + 0.2 * u(rng), cz = 0.35 + 0.3 * u(rng);
@@ -47,13 +47,13 @@ std::string random_scene(unsigned seed) {
   return std::string(R"({ "grid": { "resolution": [16, 16, 16], "cell_size": 0.0625 },
     "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [1, 0.5, 1] } ] },
     "solids": [ { "name": "s", "mesh": )") +
-         mesh + R"(, "density": 700, "youngs_modulus": 2e5, "poisson_ratio": 0.3,
+         mesh + R"(, "density": 700, "youngs_modulus": 2e5, "poisson_ratio": 0.3, "element": ")" + element + R"(",
       "damping": { "mass": 0.1, "stiffness": 0.001 }, "pinned": )" +
          pinned + " } ] }";
 }
 
-Placement place(unsigned seed, Real dt = 0.01) {
-  Placement p{test::coupled_state(random_scene(seed)), {}};
+Placement place(unsigned seed, Real dt = 0.01, const std::string& element = "linear") {
+  Placement p{test::coupled_state(random_scene(seed, element)), {}};
   fluid::apply_gravity(*p.state.liquid, dt);
   for (solid::Body& b : p.state.solids)
     for (Index i = 0; i < b.num_nodes(); ++i)
@@ -66,7 +66,8 @@ Placement place(unsigned seed, Real dt = 0.01) {
 
 // A solid wholly under water in a 16^3 tank filled to 0.9 m: a box or a sphere,
 // placed and turned at random, no pinned nodes.
-std::string submerged_scene(unsigned seed) {
+std::string submerged_scene(unsigned seed, const std::string& element = "linear",
+                           const std::string& damping = "{}") {
   std::mt19937 rng(seed + 100);
   std::uniform_real_distribution<Real> u(0, 1);
   const Real cx = 0.4 + 0.2 * u(rng), cy = 0.4 + 0.2 * u(rng), cz = 0.4 + 0.2 * u(rng);
@@ -82,7 +83,8 @@ std::string submerged_scene(unsigned seed) {
   return std::string(R"({ "grid": { "resolution": [16, 16, 16], "cell_size": 0.0625 },
     "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [1, 0.9, 1] } ] },
     "solids": [ { "name": "s", "mesh": )") +
-         mesh + R"(, "density": 700, "youngs_modulus": 2e5, "poisson_ratio": 0.3 } ] })";
+         mesh + R"(, "density": 700, "youngs_modulus": 2e5, "poisson_ratio": 0.3, "element": ")" + element +
+         R"(", "damping": )" + damping + " } ] }";
 }
 
 // Volume [m^3] enclosed by a body's boundary triangles (divergence theorem).
@@ -374,6 +376,103 @@ TEST_CASE("coupled spd: a solid block beyond double precision names its stiffnes
   const coupling::CoupledSolution soft = coupling::solve_spd(sys, settings, {});
   CHECK(soft.report.converged);
   CHECK(!soft.solid_failure);
+}
+
+TEST_SUITE("coupling") {
+  // Quadratic elements enter (33) through J's six-node weights on each curved
+  // face's four flat sub-triangles (mesh/quadratic.hpp): the system stays SPD,
+  // the solve agrees with (19), hydrostatic pressure gives Archimedes' force and
+  // the projection leaves no net flux, as with linear elements.
+  TEST_CASE("coupled: quadratic elements: (33) SPD - agrees with (19) - buoyancy rho g V - no net flux") {
+    for (unsigned seed = 0; seed < 4; ++seed) {
+      Placement p = place(seed, 0.01, "quadratic");
+      REQUIRE(p.state.solids[0].quadratic());
+      const coupling::CoupledSystem& sys = p.assembly.system;
+      REQUIRE(sys.coupling.nonZeros() > 0);
+      coupling::CoupledSettings settings;
+      const coupling::SpdSystem spd = coupling::spd_system(sys, settings);
+      CHECK(asymmetry(spd.matrix) == 0);
+      Eigen::SimplicialLLT<Eigen::SparseMatrix<Real>> llt(Eigen::SparseMatrix<Real>(spd.matrix));
+      CHECK(llt.info() == Eigen::Success);
+      const Vector ref = direct_indefinite(sys);
+      const coupling::CoupledSolution x = coupling::solve_spd(sys, settings, {});
+      const Real ep = (x.pressure - ref.head(sys.cells())).norm() / ref.head(sys.cells()).norm();
+      const Real ev = (x.velocity - ref.tail(sys.dofs())).norm() / ref.tail(sys.dofs()).norm();
+      MESSAGE("seed " << seed << ": " << sys.cells() << " cells, " << sys.dofs() << " dofs, " << x.report.iterations
+                      << " PCG iterations, relative error p " << ep << " v " << ev);
+      CHECK(x.report.converged);
+      CHECK(ep < 1e-8);
+      CHECK(ev < 1e-8);
+
+      p.state.scene.coupling.tolerance = 1e-11;
+      p.state.scene.coupling.max_iterations = 20000;
+      REQUIRE(sim::project_coupled(p.state, 0.01).converged);
+      const Real worst = sim::net_outflow(p.state, p.assembly).cwiseAbs().maxCoeff();
+      CHECK(worst < 1e-8 * 9.81 * 0.01 * 0.0625 * 0.0625);
+    }
+    const Real rho = 1000, g = 9.81, h = 0.9;
+    for (unsigned seed = 0; seed < 4; ++seed) {
+      sim::SimState state = test::coupled_state(submerged_scene(seed, "quadratic"));
+      sim::update_solid_fields(state);
+      fluid::update_distance_fields(*state.liquid);
+      const sim::CoupledAssembly a = sim::assemble_coupled(state, 0.01);
+      const fluid::Liquid& l = *state.liquid;
+      Vector p(a.system.cells());
+      for (int r = 0; r < p.size(); ++r) {
+        const Vec3i c = l.liquid_phi.coord(a.fluid.active.cells[r]);
+        p[r] = rho * g * (h - l.grid.cell_center(c.x(), c.y(), c.z()).y());
+      }
+      const Vector f = a.system.coupling.transpose() * p;
+      const Vec3 force = f.reshaped(3, f.size() / 3).rowwise().sum();
+      const Real buoyancy = rho * g * enclosed_volume(state.solids[0]);
+      CHECK((force - Vec3(0, buoyancy, 0)).norm() < 1e-10 * buoyancy);
+    }
+  }
+
+  // The coupled step changes a free solid's momentum by the pressure impulse
+  // alone: elastic and stiffness-damping forces have no net force or torque
+  // (K kills the rigid motions at rest), so with tau_m = 0 the second equation
+  // of (19) summed over the nodes gives sum m (v - v*) = dt sum J^T p, and its
+  // moments the same for the angular momentum about any point.
+  TEST_CASE("coupled: the solve changes a free solid's linear and angular momentum by the pressure impulse") {
+    for (const std::string element : {"linear", "quadratic"})
+      for (unsigned seed = 0; seed < 4; ++seed) {
+        CAPTURE(element);
+        CAPTURE(seed);
+        sim::SimState state =
+            test::coupled_state(submerged_scene(seed, element, R"({ "mass": 0, "stiffness": 0.002 })"));
+        const Real dt = 0.01;
+        fluid::apply_gravity(*state.liquid, dt);
+        solid::Body& b = state.solids[0];
+        b.v.colwise() += dt * state.scene.gravity;
+        sim::update_solid_fields(state);
+        fluid::update_distance_fields(*state.liquid);
+        const sim::CoupledAssembly a = sim::assemble_coupled(state, dt);
+        coupling::CoupledSettings settings;
+        settings.tolerance = 1e-12;
+        settings.max_iterations = 20000;
+        const coupling::CoupledSolution x = coupling::solve_spd(a.system, settings, {});
+        REQUIRE(x.report.converged);
+        const Vector force = a.system.coupling.transpose() * x.pressure;  // [N] per free dof
+        const Vec3 c = b.x * b.mass / b.total_mass();
+        Vec3 dP = Vec3::Zero(), dL = Vec3::Zero(), impulse = Vec3::Zero(), moment = Vec3::Zero();
+        for (int k = 0; k < b.dofs.num_free_nodes(); ++k) {
+          const Index i = b.dofs.free_nodes[static_cast<std::size_t>(k)];
+          const Vec3 r = b.x.col(i) - c;
+          const Vec3 dv = x.velocity.segment<3>(3 * k) - b.v.col(i);
+          dP += b.mass[i] * dv;
+          dL += b.mass[i] * r.cross(dv);
+          impulse += dt * force.segment<3>(3 * k);
+          moment += dt * r.cross(Vec3(force.segment<3>(3 * k)));
+        }
+        const Real size = (b.x.rowwise().maxCoeff() - b.x.rowwise().minCoeff()).norm();
+        MESSAGE("momentum change " << dP.transpose() << " vs pressure impulse " << impulse.transpose()
+                                   << "; angular " << dL.transpose() << " vs " << moment.transpose());
+        CHECK(impulse.norm() > 0.1 * b.total_mass() * dt * 9.81);  // the water pushes the body
+        CHECK((dP - impulse).norm() < 1e-8 * impulse.norm());
+        CHECK((dL - moment).norm() < 1e-8 * impulse.norm() * size);
+      }
+  }
 }
 
 }  // namespace fsicut
