@@ -120,20 +120,27 @@ TEST_CASE("a liquid state survives the round trip bit for bit and the next step 
 
 TEST_CASE("a solid state survives the round trip - rotations are recomputed and the next step is identical") {
   ScratchDir dir("checkpoint");
-  sim::SimState a = build(SOLID_SCENE, dir.path());
-  advance(a, 0.04);
-  const std::string bytes = checkpoint::encode(a, {});
-  sim::SimState b = build(SOLID_SCENE, dir.path());
-  checkpoint::Progress p;
-  checkpoint::restore(bytes, "mem", b, p);
-  REQUIRE(b.solids.size() == 1);
-  CHECK(same_bits(a.solids[0].x, b.solids[0].x));
-  CHECK(same_bits(a.solids[0].v, b.solids[0].v));
-  for (Index t = 0; t < a.solids[0].num_tets(); ++t) CHECK(a.solids[0].R[t] == b.solids[0].R[t]);
-  advance(a, 0.03);
-  advance(b, 0.03);
-  CHECK(same_bits(a.solids[0].x, b.solids[0].x));
-  CHECK(same_bits(a.solids[0].v, b.solids[0].v));
+  // Linear elements, then quadratic ones (their mid-edge nodes are state like the corners).
+  for (const std::string element : {"linear", "quadratic"}) {
+    CAPTURE(element);
+    std::string text = SOLID_SCENE;
+    text.insert(text.find("\"youngs_modulus\""), "\"element\": \"" + element + "\", ");
+    sim::SimState a = build(text.c_str(), dir.path());
+    advance(a, 0.04);
+    const std::string bytes = checkpoint::encode(a, {});
+    sim::SimState b = build(text.c_str(), dir.path());
+    CHECK(b.solids[0].quadratic() == (element == "quadratic"));
+    checkpoint::Progress p;
+    checkpoint::restore(bytes, "mem", b, p);
+    REQUIRE(b.solids.size() == 1);
+    CHECK(same_bits(a.solids[0].x, b.solids[0].x));
+    CHECK(same_bits(a.solids[0].v, b.solids[0].v));
+    for (Index t = 0; t < a.solids[0].num_tets(); ++t) CHECK(a.solids[0].R[t] == b.solids[0].R[t]);
+    advance(a, 0.03);
+    advance(b, 0.03);
+    CHECK(same_bits(a.solids[0].x, b.solids[0].x));
+    CHECK(same_bits(a.solids[0].v, b.solids[0].v));
+  }
 }
 
 // Members are listed in checkpoint.cpp as stored or derived. A new member
