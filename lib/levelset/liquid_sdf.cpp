@@ -26,8 +26,13 @@ Real particle_radius(const grid::MacGrid& grid) { return PARTICLE_RADIUS_CELLS *
 namespace {
 
 // Particles bucketed by cell: the particles of cell c are order[start[c] .. start[c+1]).
+// near: the cells within LIQUID_SEARCH_CELLS (Chebyshev) of a cell holding a
+// particle, the band outside which every stage here has nothing to do (the
+// kernel's support is 1 cell, its normalisation reads 1 more, the union of
+// balls searches 2).
 struct Buckets {
   std::vector<Index> start, order;
+  grid::Array3<char> near;
 };
 
 Buckets bucket_particles(const grid::MacGrid& grid, const Points& particles) {
@@ -47,6 +52,9 @@ Buckets bucket_particles(const grid::MacGrid& grid, const Points& particles) {
   b.order.resize(np);
   std::vector<Index> fill(b.start.begin(), b.start.end() - 1);
   for (Index p = 0; p < np; ++p) b.order[fill[cell_of[p]]++] = p;
+  b.near.resize(grid.cell_size());
+  parallel_for(0, cells, [&](Index c) { b.near[c] = b.start[c + 1] > b.start[c]; });
+  grid::dilate(b.near, LIQUID_SEARCH_CELLS);
   return b;
 }
 
@@ -59,11 +67,8 @@ void union_of_balls(const grid::MacGrid& grid, const Points& particles, const Bu
   const auto& order = buckets.order;
   const Real dx = grid.dx;
   const Real far = (LIQUID_SEARCH_CELLS + 0.5) * dx;
-  // Cells with a particle within LIQUID_SEARCH_CELLS (Chebyshev); the others are
-  // far from the liquid and skip the search.
-  grid::Array3<char> near(grid.cell_size(), 0);
-  for (Index c = 0; c < grid.cell_count(); ++c) near[c] = start[c + 1] > start[c];
-  grid::dilate(near, LIQUID_SEARCH_CELLS);
+  // Cells outside the band are far from the liquid and skip the search.
+  const grid::Array3<char>& near = buckets.near;
   parallel_for(0, grid.cell_count(), [&](Index idx) {
     if (!near[idx] || (wanted && !(*wanted)[idx])) {
       phi[idx] = far - radius;
@@ -174,8 +179,10 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets&
   }
 
   // Which of each cell's 2 x 2 x 2 quadrature points are open: bit s_x + 2 s_y + 4 s_z.
+  // Read only around cells with mass (within 1 of a particle's cell): in the band.
   grid::Array3<unsigned char> open(size, 0xFF);
   parallel_for(0, open.count(), [&](Index idx) {
+    if (!buckets.near[idx]) return;
     const Vec3i c = open.coord(idx);
     if (solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) > FAR_FROM_SOLID_CELLS * dx) return;
     // Trilinear interpolation of the cell's corner values at the points, which sit
@@ -219,8 +226,8 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets&
 
 // Cells with a cell of liquid bulk (rho >= 1/2) in the 3 x 3 x 3 block around.
 grid::Array3<char> near_bulk(const grid::Array3<Real>& rho) {
-  grid::Array3<char> bulk(rho.size(), 0);
-  for (Index idx = 0; idx < rho.count(); ++idx) bulk[idx] = rho[idx] >= 0.5;
+  grid::Array3<char> bulk(rho.size());
+  parallel_for(0, rho.count(), [&](Index idx) { bulk[idx] = rho[idx] >= 0.5; });
   grid::dilate(bulk, 1);
   return bulk;
 }
@@ -247,7 +254,7 @@ void liquid_phi_from_particles(const grid::MacGrid& grid, const Points& particle
   fraction(grid, particles, buckets, particle_volume, solid_phi, reach, rho);
   const grid::Array3<char> bulk = near_bulk(rho);
   grid::Array3<char> drops(bulk.size());
-  for (Index idx = 0; idx < bulk.count(); ++idx) drops[idx] = !bulk[idx];
+  parallel_for(0, bulk.count(), [&](Index idx) { drops[idx] = !bulk[idx]; });
   union_of_balls(grid, particles, buckets, radius, &drops, phi);
   const Real slope = grid.dx / COLOUR_KERNEL_CENTRE;
   parallel_for(0, phi.count(), [&](Index idx) {
