@@ -482,7 +482,21 @@ void advance_reduced_velocities(const ReducedBasis& basis, ReducedState& s, Real
   }
   if (basis.modes() > 0) {
     // (31)/(32)/(34): hat M_r qdot' = M_r qdot + S^T R^T P_d j - dt K_r q, M_r = Id.
-    const Vector rhs = s.qdot + modal_impulse(basis, s, fr, j) - dt * basis.eigenvalues.cwiseProduct(s.q);
+    Vector rhs = s.qdot + modal_impulse(basis, s, fr, j) - dt * basis.eigenvalues.cwiseProduct(s.q);
+    if (basis.free_frame && s.omega.squaredNorm() > 0) {
+      // The rotating frame's centrifugal and Coriolis forces on the nodes,
+      // -m_i (omega x (omega x r_i) + 2 omega x R S_i qdot), explicit, split by
+      // P_d like the paper's F^ef (25). They are not real forces: they are left
+      // out of the momentum above, so the frame balances them like (33)/(35).
+      const Vector Sw = basis.S * s.qdot;
+      Points fict(3, j.cols());
+      for (Index i = 0; i < j.cols(); ++i) {
+        const Vec3 r = fr.r.col(i);
+        const Vec3 w = s.R * Vec3(Sw.segment<3>(3 * i));
+        fict.col(i) = -dt * basis.mass[i] * (s.omega.cross(s.omega.cross(r)) + 2 * s.omega.cross(w));
+      }
+      rhs += modal_impulse(basis, s, fr, fict);
+    }
     s.qdot = hat_mass_inverse(basis, dt).cwiseProduct(rhs);
   }
   if (basis.free_frame) set_frame_from_momentum(basis, s, fr, p.linear, p.angular);
