@@ -39,6 +39,10 @@ constexpr Real LANCZOS_SHIFT_FRACTION = 1e-8;
 constexpr Real LANCZOS_TOLERANCE = 1e-12;
 constexpr int LANCZOS_MAX_ITERATIONS = 1000;
 
+// Wall contact's least-distance problem is infeasible when 1 + b . u, the
+// NNLS residual's last entry, vanishes; below this it is taken as zero.
+constexpr Real CONTACT_FEASIBILITY = 1e-12;
+
 using Matrix = Eigen::MatrixXd;
 using ColSparse = Eigen::SparseMatrix<Real, Eigen::ColMajor, int>;
 
@@ -177,6 +181,49 @@ void set_frame_from_momentum(const ReducedBasis& basis, ReducedState& s, const F
                              const Vec3& L) {
   s.v = P / basis.total_mass;
   s.omega = f.inertia.solve(L - s.R * modal_angular_momentum(basis, s.q, s.qdot));
+}
+
+// Lawson & Hanson's active-set NNLS: u = argmin |E u - e| over u >= 0.
+// Returns the number of outer iterations. Terminates in finitely many steps;
+// the bound (3 columns' worth) only guards against round-off cycling.
+int nonnegative_least_squares(const Matrix& E, const Vector& e, Vector& u) {
+  const int n = static_cast<int>(E.cols());
+  u = Vector::Zero(n);
+  std::vector<char> passive(n, 0);
+  const Real tol = 1e-13 * std::max<Real>(1, E.cwiseAbs().maxCoeff()) * std::max<Real>(1, e.norm());
+  int outer = 0;
+  for (; outer < 3 * n + 10; ++outer) {
+    const Vector w = E.transpose() * (e - E * u);
+    int t = -1;
+    for (int k = 0; k < n; ++k)
+      if (!passive[k] && w[k] > tol && (t < 0 || w[k] > w[t])) t = k;
+    if (t < 0) break;
+    passive[t] = 1;
+    for (int inner = 0; inner < 3 * n + 10; ++inner) {
+      std::vector<int> P;
+      for (int k = 0; k < n; ++k)
+        if (passive[k]) P.push_back(k);
+      Matrix EP(E.rows(), static_cast<Index>(P.size()));
+      for (size_t k = 0; k < P.size(); ++k) EP.col(k) = E.col(P[k]);
+      const Vector zP = EP.colPivHouseholderQr().solve(e);
+      if ((zP.array() > 0).all()) {
+        u.setZero();
+        for (size_t k = 0; k < P.size(); ++k) u[P[k]] = zP[k];
+        break;
+      }
+      Real alpha = 1;
+      for (size_t k = 0; k < P.size(); ++k)
+        if (zP[k] <= 0) alpha = std::min(alpha, u[P[k]] / (u[P[k]] - zP[k]));
+      for (size_t k = 0; k < P.size(); ++k) {
+        u[P[k]] += alpha * (zP[k] - u[P[k]]);
+        if (u[P[k]] <= tol) {
+          u[P[k]] = 0;
+          passive[P[k]] = 0;
+        }
+      }
+    }
+  }
+  return outer;
 }
 
 ReducedVelocityChange impulse_response(const ReducedBasis& basis, const ReducedState& s, const Points& j, Real dt) {
@@ -504,6 +551,73 @@ void advance_reduced_velocities(const ReducedBasis& basis, ReducedState& s, Real
 
 Points gravity_forces(const ReducedBasis& basis, const Vec3& gravity) {
   return gravity * basis.mass.transpose();
+}
+
+ReducedContactReport collide_reduced_walls(const ReducedBasis& basis, ReducedState& s, const Vec3& lo,
+                                           const Vec3& hi) {
+  ReducedContactReport report;
+  const Points x = reduced_positions(basis, s);
+  struct Contact {
+    Index node;
+    int axis;
+    Real sign;  // inward normal = sign * e_axis
+  };
+  std::vector<Contact> contacts;
+  for (int d = 0; d < 3; ++d) {
+    Real below = 0, above = 0;
+    for (Index i = 0; i < x.cols(); ++i) {
+      if (x(d, i) < lo[d]) {
+        below = std::max(below, lo[d] - x(d, i));
+        contacts.push_back({i, d, 1});
+      } else if (x(d, i) > hi[d]) {
+        above = std::max(above, x(d, i) - hi[d]);
+        contacts.push_back({i, d, -1});
+      }
+    }
+    if (basis.free_frame && (below > 0) != (above > 0)) s.T[d] += below > 0 ? below : -above;
+  }
+  report.contacts = static_cast<Index>(contacts.size());
+  if (contacts.empty()) return report;
+
+  // Normal rows of K_lambda's factor: G = N W, Delassus A = G D G^T, and the
+  // current normal velocities b; find lambda >= 0 with A lambda + b >= 0,
+  // complementary.
+  const ImpulseResponseFactor f = impulse_response_factor(basis, s, 0);
+  const Points v = reduced_velocities(basis, s);
+  const int c = static_cast<int>(contacts.size());
+  Matrix G(c, f.W.cols());
+  Vector b(c);
+  for (int k = 0; k < c; ++k) {
+    const Contact& ct = contacts[k];
+    G.row(k) = ct.sign * f.W.row(3 * ct.node + ct.axis);
+    b[k] = ct.sign * v(ct.axis, ct.node);
+  }
+  // The LCP is the least-distance problem min |y| subject to H y >= -b in the
+  // (6 + r)-space (D = L L^T, H = G L, velocity change L y = D G^T lambda),
+  // solved exactly through Lawson & Hanson's non-negative least squares:
+  // min |E u - e| over u >= 0 with E = [H^T; -b^T], e = (0, .., 0, 1); then
+  // lambda = u / (1 + b . u). Unlike Gauss-Seidel it terminates on the
+  // degenerate problems of resting contact (more contacts than 6 + r).
+  const Eigen::LLT<Matrix> D_llt(f.D);
+  const Matrix H = G * Matrix(D_llt.matrixL());
+  const int m = static_cast<int>(H.cols());
+  Matrix E(m + 1, c);
+  E.topRows(m) = H.transpose();
+  E.row(m) = -b.transpose();
+  Vector e = Vector::Zero(m + 1);
+  e[m] = 1;
+  Vector u;
+  report.iterations = nonnegative_least_squares(E, e, u);
+  const Real denom = 1 + b.dot(u);
+  if (!(denom > CONTACT_FEASIBILITY)) return report;  // no push satisfies every wall (a body wider than the box)
+  const Vector lambda = u / denom;
+  Points j = Points::Zero(3, x.cols());
+  for (int k = 0; k < c; ++k) j(contacts[k].axis, contacts[k].node) += contacts[k].sign * lambda[k];
+  add_velocity_change(s, split_impulse(basis, s, j));
+  const Points v1 = reduced_velocities(basis, s);
+  for (const Contact& ct : contacts)
+    report.max_violation = std::max(report.max_violation, std::max<Real>(0, -ct.sign * v1(ct.axis, ct.node)));
+  return report;
 }
 
 }  // namespace fsicut::solid

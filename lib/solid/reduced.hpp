@@ -243,4 +243,29 @@ void advance_reduced_velocities(const ReducedBasis& basis, ReducedState& state, 
 // Nodal gravity forces m_i g: 3 x #nodes [N].
 Points gravity_forces(const ReducedBasis& basis, const Vec3& gravity);
 
+// Domain-wall contact for a reduced body, the counterpart of collide_walls
+// (integrate.hpp), which a reduced body cannot use since it cannot move
+// single nodes. An explicit correction after the step:
+//  - positions: the frame is shifted (T) along each axis by the deepest
+//    penetration of the walls [lo, hi] on that axis, which puts every node
+//    back inside when only one of the axis' two walls is hit (a body wider
+//    than the box is left where it is); a pinned body is not moved;
+//  - velocities: every node that was outside gets the constraint
+//    n . v_i >= 0 (n the wall's inward normal) and the walls push with normal
+//    nodal impulses lambda_k >= 0, the LCP of the Delassus matrix
+//    N K_lambda N^T (K_lambda of split_impulse, rank <= 6 + r), solved as the
+//    equivalent least-distance problem in the body's 6 + r velocity dofs
+//    (non-negative least squares, exact up to round-off even when contacts
+//    outnumber the dofs); the impulses go through split_impulse, so the
+//    momentum changes only along the walls' normals (frictionless, inelastic).
+//    When no push satisfies every wall (a body wider than the box), the
+//    velocities are left unchanged.
+struct ReducedContactReport {
+  Index contacts = 0;      // nodes that were outside the box
+  int iterations = 0;      // outer iterations of the non-negative least squares
+  Real max_violation = 0;  // max(0, -n . v_i) over the contacts after the impulses [m/s]
+};
+ReducedContactReport collide_reduced_walls(const ReducedBasis& basis, ReducedState& state, const Vec3& lo,
+                                           const Vec3& hi);
+
 }  // namespace fsicut::solid

@@ -499,3 +499,45 @@ TEST_CASE("reduced spinning body: centrifugal forces stretch it to the linear st
   // inertia grows) differs from linear statics at the order of the strain.
   CHECK(err <= 10 * strain);
 }
+
+TEST_CASE("reduced wall contact: a tumbling body lands on the floor, stays above it and keeps its tangential momentum") {
+  const Body b = free_box(Vec3i(3, 2, 2), 5, 0.002);
+  const ReducedBasis basis = make_reduced_basis(b, 6);
+  ReducedState s = make_reduced_state(basis, b);
+  s.R = Eigen::AngleAxisd(0.4, Vec3(1, 0, 1).normalized()).toRotationMatrix();
+  s.T = Vec3(0, 0.3, 0);
+  s.v = Vec3(0.5, -1, -0.2);
+  s.omega = Vec3(2, 0, 3);
+  const Vec3 lo(-10, 0, -10), hi(10, 10, 10);
+  const Vec3 g(0, -9.81, 0);
+  const Points f = gravity_forces(basis, g);
+  const Real dt = 2e-3;
+  const Vec3 P0 = reduced_momentum(basis, s).linear;
+  Index contacts = 0;
+  Real worst_below = 0, worst_violation = 0;
+  int worst_iterations = 0;
+  for (int n = 0; n < 1000; ++n) {
+    advance_reduced_positions(basis, s, dt);
+    advance_reduced_velocities(basis, s, dt, f);
+    const ReducedContactReport rep = collide_reduced_walls(basis, s, lo, hi);
+    contacts += rep.contacts;
+    worst_iterations = std::max(worst_iterations, rep.iterations);
+    worst_violation = std::max(worst_violation, rep.max_violation);
+    worst_below = std::max(worst_below, -reduced_positions(basis, s).row(1).minCoeff());
+  }
+  const Vec3 P1 = reduced_momentum(basis, s).linear;
+  const Points x = reduced_positions(basis, s);
+  MESSAGE("contacts " << contacts << ", worst depth after correction " << worst_below << " m, worst normal velocity "
+                      << worst_violation << " m/s, NNLS iterations <= " << worst_iterations << "; final com " << s.T.transpose()
+                      << ", v " << s.v.transpose() << ", lowest node " << x.row(1).minCoeff());
+  CHECK(contacts > 0);
+  CHECK(worst_below <= 1e-15);
+  CHECK(worst_violation <= ROUND);  // speeds are O(1 m/s): the LCP is solved to round-off
+  // Frictionless floor and vertical gravity: horizontal momentum is untouched.
+  CHECK(std::abs(P1.x() - P0.x()) <= ROUND * std::abs(P0.x()));
+  CHECK(std::abs(P1.z() - P0.z()) <= ROUND * std::abs(P0.z()));
+  // It came to rest on the floor (inelastic contact and damped modes): the
+  // lowest node touches it and the centre of mass no longer falls.
+  CHECK(x.row(1).minCoeff() == doctest::Approx(0).epsilon(1e-9));
+  CHECK(std::abs(s.v.y()) <= 0.1 * 9.81 * dt);  // a tenth of what gravity adds in one step
+}
