@@ -102,7 +102,7 @@ struct ReducedBasis {
   Vector eigenvalues;               // r, lambda_k = omega_k^2, ascending [1/s^2]
   Vector rigid_eigenvalues;         // the 6 removed ones of a free body (about 0) [1/s^2]; empty if pinned
   Real tau_m = 0, tau_k = 0;        // Rayleigh damping C = tau_m M + tau_k K [1/s], [s] (9)
-  std::string solver;               // "dense" or "lanczos": what computed it
+  std::string solver;               // "dense", "lanczos", or "none" (modes = 0): what computed it
 
   int modes() const { return static_cast<int>(S.cols()); }
   Index num_nodes() const { return x0.cols(); }
@@ -139,7 +139,9 @@ struct ReducedState {
 };
 
 // The body at rest in its rest placement, moving rigidly with the body's mean
-// velocity (momentum / mass) and no spin: R = Id, T = c0, q = qdot = 0.
+// velocity (momentum / mass) and no spin: R = Id, T = c0, q = qdot = 0 (a
+// pinned body: at rest). body.x is not read: a scaled start (initial_scale)
+// is not represented.
 ReducedState make_reduced_state(const ReducedBasis& basis, const Body& body);
 
 // Node positions x_i = R (S_i q + x0_i) + T (1): 3 x #nodes [m].
