@@ -44,7 +44,9 @@
 //   advance_reduced_positions   q += dt qdot, T += dt v, R = exp(dt omega) R,
 //                               omega re-derived so that P and L are unchanged
 //   advance_reduced_velocities  backward Euler on the modes (31)-(34) with the
-//                               stiffness at the new q, frame by (33)/(35)
+//                               stiffness at the new q; the frame by (33)/(35),
+//                               computed as what keeps the total momentum equal
+//                               to the old one plus the external impulse's
 // With the positions step first, one pair (positions, velocities) is exactly
 // the paper's q^{n+1} = q^n + dt qdot^{n+1} with qdot^{n+1} from (31): the
 // positions step of the next step completes it.
