@@ -13,6 +13,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/solid/corotation.hpp"
+#include "lib/solid/layout.hpp"
 
 namespace fsicut::solid {
 
@@ -249,19 +250,22 @@ Vector ReducedBasis::frequencies() const {
 }
 
 SparseMatrix rest_stiffness(const Body& body) {
-  std::vector<Eigen::Triplet<Real>> trip;
-  trip.reserve(body.num_tets() * 144);
-  for (Index t = 0; t < body.num_tets(); ++t) {
-    const mesh::Tet& tet = body.mesh.tets[t];
-    for (int a = 0; a < 4; ++a)
-      for (int b = 0; b < 4; ++b)
-        for (int c = 0; c < 3; ++c)
-          for (int d = 0; d < 3; ++d)
-            trip.emplace_back(3 * tet[a] + c, 3 * tet[b] + d, body.K0[t](3 * a + c, 3 * b + d));
-  }
-  SparseMatrix K(3 * body.num_nodes(), 3 * body.num_nodes());
-  K.setFromTriplets(trip.begin(), trip.end());
-  return K;
+  return detail::with_element(body, [&](auto nodes) {
+    constexpr int N = decltype(nodes)::value;  // nodes per element: 4 linear, 10 quadratic
+    using E = detail::Element<N>;
+    std::vector<Eigen::Triplet<Real>> trip;
+    trip.reserve(static_cast<std::size_t>(body.num_tets()) * 9 * N * N);
+    for (Index t = 0; t < body.num_tets(); ++t)
+      for (int a = 0; a < N; ++a)
+        for (int b = 0; b < N; ++b)
+          for (int c = 0; c < 3; ++c)
+            for (int d = 0; d < 3; ++d)
+              trip.emplace_back(3 * E::node(body, t, a) + c, 3 * E::node(body, t, b) + d,
+                                E::K0(body, t)(3 * a + c, 3 * b + d));
+    SparseMatrix K(3 * body.num_nodes(), 3 * body.num_nodes());
+    K.setFromTriplets(trip.begin(), trip.end());
+    return K;
+  });
 }
 
 ReducedBasis make_reduced_basis(const Body& body, int modes, ModalSolver solver) {

@@ -155,6 +155,24 @@ TEST_CASE("reduced basis of a free body: M-orthonormal K-diagonal eigenvectors w
   for (int k = 1; k < r; ++k) CHECK(basis.eigenvalues[k] >= basis.eigenvalues[k - 1]);
 }
 
+TEST_CASE("reduced basis of a quadratic body: rest_stiffness is the assembled stiffness at rest - M-orthonormal K-diagonal modes") {
+  scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
+  d.element = scene::SolidDesc::Element::quadratic;
+  Body b = test::box_body(d, Vec3(0, 0, 0), Vec3(0.3, 0.2, 0.1), Vec3i(2, 1, 1));
+  REQUIRE(b.quadratic());
+  const Eigen::MatrixXd K = Eigen::MatrixXd(rest_stiffness(b));
+  const Eigen::MatrixXd assembled = Eigen::MatrixXd(stiffness(b));  // rotations are Id at rest
+  CHECK((K - assembled).cwiseAbs().maxCoeff() <= 1e-12 * K.cwiseAbs().maxCoeff());
+  const ReducedBasis basis = make_reduced_basis(b, 8);
+  const Eigen::MatrixXd M = b.mass.replicate(1, 3).transpose().reshaped().asDiagonal();
+  const Eigen::MatrixXd StMS = basis.S.transpose() * M * basis.S;
+  const Eigen::MatrixXd StKS = basis.S.transpose() * K * basis.S;
+  CHECK((StMS - Eigen::MatrixXd::Identity(8, 8)).cwiseAbs().maxCoeff() < 1e-12);
+  CHECK((StKS - Eigen::MatrixXd(basis.eigenvalues.asDiagonal())).cwiseAbs().maxCoeff() <
+        1e-9 * basis.eigenvalues.maxCoeff());
+  CHECK(basis.eigenvalues.minCoeff() > 0);
+}
+
 TEST_CASE("reduced basis: shift-invert Lanczos finds the dense solver's lowest modes") {
   const Body b = free_box(Vec3i(6, 4, 2));
   const int r = 10;
