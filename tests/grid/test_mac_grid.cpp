@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <random>
+
 #include "lib/grid/mac_grid.hpp"
 
 using namespace fsicut;
@@ -70,4 +72,33 @@ TEST_CASE("MAC grid: interpolate_where renormalizes over the usable samples") {
   const auto none = [](const Vec3i&) { return false; };
   CHECK(interpolate_where(g, f, Sampling::node, x, none) ==
         doctest::Approx(interpolate(g, f, Sampling::node, x)).epsilon(1e-14));
+}
+
+TEST_CASE("dilate: every cell within the Chebyshev radius of a set cell, and only those, becomes 1") {
+  std::mt19937 rng(7);
+  for (const Vec3i& size : {Vec3i(1, 1, 1), Vec3i(1, 7, 3), Vec3i(9, 1, 4), Vec3i(13, 11, 7), Vec3i(40, 3, 33)})
+    for (int radius : {0, 1, 2, 3})
+      for (const double density : {0.0, 0.01, 0.2}) {
+        CAPTURE(size.transpose());
+        CAPTURE(radius);
+        CAPTURE(density);
+        Array3<char> mask(size, 0);
+        std::bernoulli_distribution set(density);
+        std::uniform_int_distribution<int> value(1, 5);  // any nonzero value counts as set
+        for (Index i = 0; i < mask.count(); ++i) mask[i] = set(rng) ? static_cast<char>(value(rng)) : 0;
+        const Array3<char> before = mask;
+        dilate(mask, radius);
+        int wrong = 0;
+        for (int k = 0; k < size.z(); ++k)
+          for (int j = 0; j < size.y(); ++j)
+            for (int i = 0; i < size.x(); ++i) {
+              bool near = false;
+              for (int c = std::max(0, k - radius); c <= std::min(size.z() - 1, k + radius) && !near; ++c)
+                for (int b = std::max(0, j - radius); b <= std::min(size.y() - 1, j + radius) && !near; ++b)
+                  for (int a = std::max(0, i - radius); a <= std::min(size.x() - 1, i + radius); ++a)
+                    if (before(a, b, c)) near = true;
+              wrong += mask(i, j, k) != static_cast<char>(near);
+            }
+        CHECK(wrong == 0);
+      }
 }
