@@ -64,6 +64,15 @@ Index close_thin_solid_faces(const grid::MacGrid& grid, const grid::Array3<Real>
   cells.resize(grid.cell_size(), 0);
   if (surfaces.empty()) return 0;
   Index closed = 0;
+  // The smallest node value of each row of nodes along x: a row of faces whose
+  // corner rows all stay farther than dx from the solids has nothing to test,
+  // and most rows are far from every solid.
+  const Vec3i nodes = solid_phi.size();
+  std::vector<Real> row_min(static_cast<std::size_t>(nodes.y()) * nodes.z());
+  parallel_for(0, static_cast<Index>(row_min.size()), [&](Index row) {
+    const Real* first = &solid_phi[row * nodes.x()];
+    row_min[static_cast<std::size_t>(row)] = *std::min_element(first, first + nodes.x());
+  });
   for (int a = 0; a < 3; ++a) {
     auto& f = fractions[a];
     const int b = (a + 1) % 3, c = (a + 2) % 3;
@@ -76,6 +85,11 @@ Index close_thin_solid_faces(const grid::MacGrid& grid, const grid::Array3<Real>
     std::vector<std::vector<int>> shut(static_cast<std::size_t>(n.y()) * n.z());
     parallel_for(0, static_cast<Index>(n.y()) * n.z(), [&](Index row) {
       Vec3i x(0, static_cast<int>(row % n.y()), static_cast<int>(row / n.y()));
+      // The node rows of the faces' corners x, x + eb, x + ec, x + eb + ec.
+      Real nearest_row = std::numeric_limits<Real>::infinity();
+      for (const Vec3i& corner : {Vec3i(x), Vec3i(x + eb), Vec3i(x + ec), Vec3i(x + eb + ec)})
+        nearest_row = std::min(nearest_row, row_min[static_cast<std::size_t>(corner.y() + nodes.y() * corner.z())]);
+      if (nearest_row > grid.dx) return;
       for (x.x() = 0; x.x() < n.x(); ++x.x()) {
         if (!(f(x) > 0)) continue;
         if (x[a] == 0 || x[a] == n_a) continue;

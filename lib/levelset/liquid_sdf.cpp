@@ -369,9 +369,20 @@ void extend_liquid_into_solid(const grid::MacGrid& grid, const grid::Array3<Real
     if (!known[idx] && phi[idx] < half) phi[idx] = std::min(phi[idx], -half);
 
   // 2. One-cell holes: a cell not in the liquid whose open neighbours all are.
+  // A row none of whose cells nor those of its four neighbouring rows is in the
+  // liquid holds none: most rows are away from the liquid.
+  std::vector<char> wet(static_cast<std::size_t>(rows));
+  parallel_for(0, rows, [&](Index row) {
+    const Real* first = &phi[row * size.x()];
+    wet[static_cast<std::size_t>(row)] = std::any_of(first, first + size.x(), [](Real v) { return v < 0; });
+  });
+  const auto wet_row = [&](int j, int k) {
+    return j >= 0 && j < size.y() && k >= 0 && k < size.z() && wet[static_cast<std::size_t>(j + size.y() * k)];
+  };
   std::vector<std::vector<std::pair<Index, Real>>> holes(static_cast<std::size_t>(rows));
   parallel_for(0, rows, [&](Index row) {
     const int j = static_cast<int>(row % size.y()), k = static_cast<int>(row / size.y());
+    if (!wet_row(j, k) && !wet_row(j - 1, k) && !wet_row(j + 1, k) && !wet_row(j, k - 1) && !wet_row(j, k + 1)) return;
     for (int i = 0; i < size.x(); ++i) {
       const Index idx = phi.index(i, j, k);
       if (phi[idx] < 0) continue;
