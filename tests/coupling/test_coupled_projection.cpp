@@ -95,6 +95,29 @@ Real enclosed_volume(const solid::Body& b) {
   return v;
 }
 
+// The sum of J^T p over the body of submerged_scene(seed, element) for the
+// hydrostatic p = rho g (h - y) at the active cells' centres [N], and
+// Archimedes' rho g V of its polyhedral surface [N].
+struct Buoyancy {
+  Vec3 force;
+  Real archimedes = 0;
+};
+Buoyancy hydrostatic_force(unsigned seed, const std::string& element = "linear") {
+  const Real rho = 1000, g = 9.81, h = 0.9;
+  sim::SimState state = test::coupled_state(submerged_scene(seed, element));
+  sim::update_solid_fields(state);
+  fluid::update_distance_fields(*state.liquid);
+  const sim::CoupledAssembly a = sim::assemble_coupled(state, 0.01);
+  const fluid::Liquid& l = *state.liquid;
+  Vector p(a.system.cells());
+  for (int r = 0; r < p.size(); ++r) {
+    const Vec3i c = l.liquid_phi.coord(a.fluid.active.cells[r]);
+    p[r] = rho * g * (h - l.grid.cell_center(c.x(), c.y(), c.z()).y());
+  }
+  const Vector f = a.system.coupling.transpose() * p;
+  return {f.reshaped(3, f.size() / 3).rowwise().sum(), rho * g * enclosed_volume(state.solids[0])};
+}
+
 Real asymmetry(const SparseMatrix& A) { return SparseMatrix(A - SparseMatrix(A.transpose())).norm(); }
 
 // Reference solution of (19) by sparse LU.
@@ -266,21 +289,8 @@ TEST_SUITE("coupling") {
     // the cells. Sampling p at the patch's own cell centre instead (the paper's
     // N) is off by rho g A (y_centre - y_patch) per face: 0.06-6 % on these
     // placements.
-    const Real rho = 1000, g = 9.81, h = 0.9;
     for (unsigned seed = 0; seed < 6; ++seed) {
-      sim::SimState state = test::coupled_state(submerged_scene(seed));
-      sim::update_solid_fields(state);
-      fluid::update_distance_fields(*state.liquid);
-      const sim::CoupledAssembly a = sim::assemble_coupled(state, 0.01);
-      const fluid::Liquid& l = *state.liquid;
-      Vector p(a.system.cells());
-      for (int r = 0; r < p.size(); ++r) {
-        const Vec3i c = l.liquid_phi.coord(a.fluid.active.cells[r]);
-        p[r] = rho * g * (h - l.grid.cell_center(c.x(), c.y(), c.z()).y());
-      }
-      const Vector f = a.system.coupling.transpose() * p;
-      const Vec3 force = f.reshaped(3, f.size() / 3).rowwise().sum();
-      const Real buoyancy = rho * g * enclosed_volume(state.solids[0]);
+      const auto [force, buoyancy] = hydrostatic_force(seed);
       MESSAGE("seed " << seed << ": sum J^T p = (" << force.transpose() << ") N, rho g V = " << buoyancy
                       << " N, relative error " << (force - Vec3(0, buoyancy, 0)).norm() / buoyancy);
       CHECK((force - Vec3(0, buoyancy, 0)).norm() < 1e-10 * buoyancy);
@@ -410,21 +420,8 @@ TEST_SUITE("coupling") {
       const Real worst = sim::net_outflow(p.state, p.assembly).cwiseAbs().maxCoeff();
       CHECK(worst < 1e-8 * 9.81 * 0.01 * 0.0625 * 0.0625);
     }
-    const Real rho = 1000, g = 9.81, h = 0.9;
     for (unsigned seed = 0; seed < 4; ++seed) {
-      sim::SimState state = test::coupled_state(submerged_scene(seed, "quadratic"));
-      sim::update_solid_fields(state);
-      fluid::update_distance_fields(*state.liquid);
-      const sim::CoupledAssembly a = sim::assemble_coupled(state, 0.01);
-      const fluid::Liquid& l = *state.liquid;
-      Vector p(a.system.cells());
-      for (int r = 0; r < p.size(); ++r) {
-        const Vec3i c = l.liquid_phi.coord(a.fluid.active.cells[r]);
-        p[r] = rho * g * (h - l.grid.cell_center(c.x(), c.y(), c.z()).y());
-      }
-      const Vector f = a.system.coupling.transpose() * p;
-      const Vec3 force = f.reshaped(3, f.size() / 3).rowwise().sum();
-      const Real buoyancy = rho * g * enclosed_volume(state.solids[0]);
+      const auto [force, buoyancy] = hydrostatic_force(seed, "quadratic");
       CHECK((force - Vec3(0, buoyancy, 0)).norm() < 1e-10 * buoyancy);
     }
   }

@@ -56,6 +56,24 @@ Eigen::MatrixXd fd_stiffness(Body b, Real h) {
   return K;
 }
 
+// max_j |f_j + dE/dx_j| at the body's positions, dE/dx by central differences
+// of step h, rotations recomputed at every evaluation [N]. Takes a copy.
+Real energy_gradient_error(Body b, const Vector& f, Real h) {
+  const Vector q0 = positions(b);
+  Real worst = 0;
+  for (Index j = 0; j < q0.size(); ++j) {
+    Vector q = q0;
+    q[j] += h;
+    set_positions(b, q);
+    const Real ep = elastic_energy(b);
+    q[j] -= 2 * h;
+    set_positions(b, q);
+    const Real em = elastic_energy(b);
+    worst = std::max(worst, std::abs(-(ep - em) / (2 * h) - f[j]));
+  }
+  return worst;
+}
+
 Mat3 axis_angle(const Vec3& axis, Real degrees) {
   return Eigen::AngleAxisd(degrees * PI / 180, axis.normalized()).toRotationMatrix();
 }
@@ -174,18 +192,7 @@ TEST_CASE("elastic force is minus the gradient of the corotated energy, also far
   update_rotations(b);
   const Vector f = elastic_forces(b);
   const Vector q0 = positions(b);
-  Real worst = 0;
-  const Real h = 1e-7;
-  for (Index j = 0; j < q0.size(); ++j) {
-    Vector q = q0;
-    q[j] += h;
-    set_positions(b, q);
-    const Real ep = elastic_energy(b);
-    q[j] -= 2 * h;
-    set_positions(b, q);
-    const Real em = elastic_energy(b);
-    worst = std::max(worst, std::abs(-(ep - em) / (2 * h) - f[j]));
-  }
+  const Real worst = energy_gradient_error(b, f, 1e-7);
   MESSAGE("|f + dE/dx| max " << worst << " vs |f| max " << f.cwiseAbs().maxCoeff());
   CHECK(worst < 1e-6 * f.cwiseAbs().maxCoeff());
 
@@ -274,21 +281,7 @@ TEST_CASE("quadratic elements: elastic force is minus the energy gradient near r
     }
     update_rotations(b);
     const Vector f = elastic_forces(b);
-    const Vector q0 = positions(b);
-    Real worst = 0;
-    const Real h = 1e-8;
-    for (Index j = 0; j < q0.size(); ++j) {
-      Vector q = q0;
-      q[j] += h;
-      set_positions(b, q);
-      const Real ep = elastic_energy(b);
-      q[j] -= 2 * h;
-      set_positions(b, q);
-      const Real em = elastic_energy(b);
-      worst = std::max(worst, std::abs(-(ep - em) / (2 * h) - f[j]));
-    }
-    set_positions(b, q0);
-    const Real relative = worst / f.cwiseAbs().maxCoeff();
+    const Real relative = energy_gradient_error(b, f, 1e-8) / f.cwiseAbs().maxCoeff();
     MESSAGE("strain amplitude " << amplitude << ": |f + dE/dx| / |f| = " << relative);
     // First order in the strain (with a constant below 1): 10 times less strain, 10 times less error.
     CHECK(relative < amplitude);
