@@ -327,9 +327,19 @@ void extend_liquid_into_solid(const grid::MacGrid& grid, const grid::Array3<Real
   // 1. Cells inside the solid (centre value of solid_phi < 0), in layers: each
   // layer extrapolates from the cells known so far (outside the solid, or set
   // by an earlier layer).
+  // A cell's centre value is the mean of its 8 nodes: a row of cells whose 4
+  // rows of nodes have no negative node has no cell inside (most rows).
+  const Vec3i nodes = solid_phi.size();
+  std::vector<char> solid_node_row(static_cast<std::size_t>(nodes.y()) * nodes.z());
+  parallel_for(0, static_cast<Index>(solid_node_row.size()), [&](Index row) {
+    const Real* first = &solid_phi[row * nodes.x()];
+    solid_node_row[static_cast<std::size_t>(row)] = std::any_of(first, first + nodes.x(), [](Real v) { return v < 0; });
+  });
   std::vector<std::vector<Index>> solid_rows(static_cast<std::size_t>(rows));
   parallel_for(0, rows, [&](Index row) {
     const int j = static_cast<int>(row % size.y()), k = static_cast<int>(row / size.y());
+    const auto solid_row = [&](int b, int c) { return solid_node_row[static_cast<std::size_t>(b + nodes.y() * c)]; };
+    if (!solid_row(j, k) && !solid_row(j + 1, k) && !solid_row(j, k + 1) && !solid_row(j + 1, k + 1)) return;
     for (int i = 0; i < size.x(); ++i)
       if (solid_phi_at_cell(solid_phi, i, j, k) < 0) solid_rows[static_cast<std::size_t>(row)].push_back(phi.index(i, j, k));
   });
