@@ -3,6 +3,7 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/SparseCholesky>
 #include <cmath>
+#include <type_traits>
 
 #include "tests/solid/solid_support.hpp"
 
@@ -37,40 +38,39 @@ Vector positions(const Body& b) {
   return q;
 }
 
-// Central differences of the elastic force, rotations recomputed at every
-// evaluation: -df/dx, 3n x 3n dense.
+// The central difference (g(q0 + h e_j) - g(q0 - h e_j)) / 2h of g(body) over
+// the body's positions q0 (3n), rotations recomputed at every evaluation; the
+// body is left at q0.
+template <class G>
+std::decay_t<std::invoke_result_t<G, const Body&>> central_difference(Body& b, const Vector& q0, Index j, Real h,
+                                                                     G&& g) {
+  Vector q = q0;
+  q[j] += h;
+  set_positions(b, q);
+  const auto plus = g(b);
+  q[j] -= 2 * h;
+  set_positions(b, q);
+  const auto minus = g(b);
+  set_positions(b, q0);
+  return (plus - minus) / (2 * h);
+}
+
+// -df/dx by central differences of the elastic force: 3n x 3n dense.
 Eigen::MatrixXd fd_stiffness(Body b, Real h) {
   const Vector q0 = positions(b);
-  const Index n = q0.size();
-  Eigen::MatrixXd K(n, n);
-  for (Index j = 0; j < n; ++j) {
-    Vector q = q0;
-    q[j] += h;
-    set_positions(b, q);
-    const Vector fp = elastic_forces(b);
-    q[j] -= 2 * h;
-    set_positions(b, q);
-    const Vector fm = elastic_forces(b);
-    K.col(j) = -(fp - fm) / (2 * h);
-  }
+  Eigen::MatrixXd K(q0.size(), q0.size());
+  for (Index j = 0; j < q0.size(); ++j)
+    K.col(j) = -central_difference(b, q0, j, h, elastic_forces);
   return K;
 }
 
 // max_j |f_j + dE/dx_j| at the body's positions, dE/dx by central differences
-// of step h, rotations recomputed at every evaluation [N]. Takes a copy.
+// of step h [N].
 Real energy_gradient_error(Body b, const Vector& f, Real h) {
   const Vector q0 = positions(b);
   Real worst = 0;
-  for (Index j = 0; j < q0.size(); ++j) {
-    Vector q = q0;
-    q[j] += h;
-    set_positions(b, q);
-    const Real ep = elastic_energy(b);
-    q[j] -= 2 * h;
-    set_positions(b, q);
-    const Real em = elastic_energy(b);
-    worst = std::max(worst, std::abs(-(ep - em) / (2 * h) - f[j]));
-  }
+  for (Index j = 0; j < q0.size(); ++j)
+    worst = std::max(worst, std::abs(central_difference(b, q0, j, h, elastic_energy) + f[j]));
   return worst;
 }
 
