@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
     hooks.observe = [&](const fsicut::coupling::CoupledSystem& sys) {
       if (sys.cells() == 0 || sys.dofs() == 0) return;
       pending = sys;
-      start.velocity = fsicut::sim::free_velocities(state.solids);
+      start.velocity = fsicut::sim::free_velocities(state);
     };
     hooks.after_substep = [&](const fsicut::sim::SimState& s, const fsicut::sim::StepReport&) {
       const Real dt = s.time - before;

@@ -22,6 +22,11 @@
 //   sim::SimState   scene: not stored (the caller builds the state from the
 //                          scene; its fingerprint is stored and compared)
 //                   solids, liquid: below; time, frame: stored
+//                   reduced: the ReducedState of each reduced body (R, T, q,
+//                          v, omega, qdot) stored in section REDU, written only
+//                          when the scene has reduced bodies (so other scenes'
+//                          checkpoints are unchanged); its basis is rebuilt by
+//                          build_state (deterministic: same scene, same basis)
 //                   surfaces: not stored, derived from the solids' x at stage 4
 //                          of every substep before stages 5 and 6 read it; the
 //                          obstacles' surfaces and `fixed` (static fields
@@ -364,6 +369,23 @@ std::string encode(const sim::SimState& state, const Progress& progress) {
     put_points(solids, b.v);
   }
 
+  Writer reduced;
+  std::uint32_t reduced_count = 0;
+  for (std::size_t b = 0; b < state.solids.size(); ++b) reduced_count += sim::is_reduced(state, b) ? 1 : 0;
+  reduced.u32(reduced_count);
+  for (std::size_t b = 0; b < state.solids.size(); ++b) {
+    if (!sim::is_reduced(state, b)) continue;
+    const solid::ReducedState& r = state.reduced[b]->state;
+    reduced.str(state.solids[b].name);
+    for (Real x : {r.R(0, 0), r.R(1, 0), r.R(2, 0), r.R(0, 1), r.R(1, 1), r.R(2, 1), r.R(0, 2), r.R(1, 2), r.R(2, 2)})
+      reduced.f64(x);
+    for (const Vec3* x : {&r.T, &r.v, &r.omega})
+      for (int d = 0; d < 3; ++d) reduced.f64((*x)[d]);
+    reduced.u32(static_cast<std::uint32_t>(r.q.size()));
+    for (Index k = 0; k < r.q.size(); ++k) reduced.f64(r.q[k]);
+    for (Index k = 0; k < r.qdot.size(); ++k) reduced.f64(r.qdot[k]);
+  }
+
   Writer liquid;
   liquid.u8(state.liquid ? 1 : 0);
   if (state.liquid) {
@@ -386,12 +408,16 @@ std::string encode(const sim::SimState& state, const Progress& progress) {
   put_section(payload, "STAT", stats);
   put_section(payload, "SOLD", solids);
   put_section(payload, "LIQD", liquid);
-  constexpr std::uint32_t SECTION_COUNT = 5;
+  std::uint32_t section_count = 5;
+  if (reduced_count > 0) {
+    put_section(payload, "REDU", reduced);
+    ++section_count;
+  }
 
   Writer file;
   file.raw(MAGIC, sizeof MAGIC);
   file.u32(FORMAT_VERSION);
-  file.u32(SECTION_COUNT);
+  file.u32(section_count);
   file.u64(payload.bytes().size());
   file.u64(fnv1a(payload.bytes()));
   file.bytes() += payload.bytes();
@@ -452,6 +478,37 @@ void restore(const std::string& bytes, const std::string& file, sim::SimState& s
     // Rotations are a function of the positions: recompute, exactly as the
     // step that produced x did (solid::update_positions).
     solid::update_rotations(b);
+  }
+
+  std::uint32_t reduced_count = 0;
+  for (std::size_t b = 0; b < state.solids.size(); ++b) reduced_count += sim::is_reduced(state, b) ? 1 : 0;
+  if (reduced_count > 0) {
+    if (all.count("REDU") == 0) mismatch(file, "the scene has reduced solids, the checkpoint none");
+    Reader reduced = section(all, "REDU", file);
+    if (reduced.u32() != reduced_count) mismatch(file, "the number of reduced solids differs from the scene's");
+    for (std::size_t b = 0; b < state.solids.size(); ++b) {
+      if (!sim::is_reduced(state, b)) continue;
+      solid::ReducedBody& body = *state.reduced[b];
+      const std::string name = reduced.str();
+      if (name != state.solids[b].name)
+        mismatch(file, "reduced solid \"" + name + "\" in the checkpoint where the scene has \"" +
+                           state.solids[b].name + "\"");
+      solid::ReducedState& r = body.state;
+      for (int c = 0; c < 3; ++c)
+        for (int d = 0; d < 3; ++d) r.R(d, c) = reduced.f64();
+      for (Vec3* x : {&r.T, &r.v, &r.omega})
+        for (int d = 0; d < 3; ++d) (*x)[d] = reduced.f64();
+      const std::uint32_t modes = reduced.u32();
+      if (static_cast<int>(modes) != body.basis.modes())
+        mismatch(file, "reduced solid \"" + name + "\" has " + std::to_string(modes) + " modes in the checkpoint, " +
+                           std::to_string(body.basis.modes()) + " in the scene");
+      r.q.resize(modes);
+      r.qdot.resize(modes);
+      for (std::uint32_t k = 0; k < modes; ++k) r.q[k] = reduced.f64();
+      for (std::uint32_t k = 0; k < modes; ++k) r.qdot[k] = reduced.f64();
+    }
+  } else if (all.count("REDU") > 0) {
+    mismatch(file, "the checkpoint has reduced solids, the scene none");
   }
 
   Reader liquid = section(all, "LIQD", file);

@@ -318,11 +318,17 @@ std::string describe(const SolidBlockDiagnosis& d) {
 
 }  // namespace
 
+SparseMatrix fluid_block(const CoupledSystem& sys) {
+  if (sys.low_rank.cols() == 0) return sys.fluid;
+  return sys.fluid + symmetric_part(SparseMatrix(sys.low_rank * sys.low_rank.transpose()));
+}
+
 SparseMatrix indefinite_matrix(const CoupledSystem& sys) {
   const int np = sys.cells(), nv = sys.dofs();
+  const SparseMatrix F = fluid_block(sys);
   Triplets t;
-  t.reserve(sys.fluid.nonZeros() + 2 * sys.coupling.nonZeros() + sys.solid.stiffness_term.nonZeros() + nv);
-  append(t, sys.fluid, 0, 0);
+  t.reserve(F.nonZeros() + 2 * sys.coupling.nonZeros() + sys.solid.stiffness_term.nonZeros() + nv);
+  append(t, F, 0, 0);
   append(t, sys.coupling, 0, np);
   append_transposed(t, sys.coupling, np, 0);
   append(t, solid_matrix(sys.solid), np, np, -1);
@@ -362,6 +368,7 @@ SpdSystem spd_system(const CoupledSystem& sys, const CoupledSettings& settings) 
   const Real a = out.alpha;
 
   out.matrix = blocks(A11, A12, SparseMatrix(A12.transpose()), A22, a);
+  out.low_rank = sys.low_rank;
   out.rhs.resize(np + nv);
   out.rhs << b1, a * b2;
   return out;
@@ -386,8 +393,8 @@ CoupledSolution solve_spd(const CoupledSystem& sys, const CoupledSettings& setti
   } else {
     const SchurPreconditioner precondition(sys, spd, settings.sigma, settings.preconditioner);
     if (precondition.ok()) {
-      out.report = linsolve::solve_pcg(spd.matrix, spd.rhs, x, pcg_settings(settings),
-                                       [&](const Vector& r, Vector& z) { precondition(r, z); });
+      const linsolve::ApplyPreconditioner apply = [&](const Vector& r, Vector& z) { precondition(r, z); };
+      out.report = linsolve::solve_pcg(spd.matrix, spd.low_rank, spd.rhs, x, pcg_settings(settings), apply);
       // Z2 and A_s factor even when (33) itself is beyond double precision (its
       // solid block squares the stiffness-to-mass ratio): PCG's recursive
       // residual then falls while the true one ends worse than the zero guess's.
@@ -400,7 +407,9 @@ CoupledSolution solve_spd(const CoupledSystem& sys, const CoupledSettings& setti
     } else {
       // The report of a solve that could not start: x stays the guess.
       out.report.unknowns = np + nv;
-      out.report.relative_residual = spd.rhs.norm() > 0 ? (spd.rhs - spd.matrix * x).norm() / spd.rhs.norm() : 0;
+      Vector ax = spd.matrix * x;
+      if (np > 0 && spd.low_rank.cols() > 0) ax.head(np) += spd.low_rank * (spd.low_rank.transpose() * x.head(np));
+      out.report.relative_residual = spd.rhs.norm() > 0 ? (spd.rhs - ax).norm() / spd.rhs.norm() : 0;
       if (!precondition.solid_ok()) {
         out.solid_failure = diagnose(sys.solid, SparseMatrix(spd.matrix.bottomRightCorner(nv, nv)), settings.sigma);
         out.report.failure = describe(*out.solid_failure);
@@ -441,10 +450,11 @@ CoupledSolution solve_weak(const CoupledSystem& sys, const CoupledSettings& sett
   const Vector b_fluid = sys.fluid_rhs - sys.coupling * v_star;
   linsolve::Report fluid = linsolve::nothing_to_solve();
   if (np > 0) {
+    const SparseMatrix F = fluid_block(sys);
     const linsolve::ApplyPreconditioner precondition =
-        linsolve::make_preconditioner(settings.preconditioner, sys.fluid, sys.grid_cells);
-    fluid = precondition ? linsolve::solve_pcg(sys.fluid, b_fluid, out.pressure, pcg, precondition)
-                         : linsolve::solve_pcg(sys.fluid, b_fluid, out.pressure, pcg);
+        linsolve::make_preconditioner(settings.preconditioner, F, sys.grid_cells);
+    fluid = precondition ? linsolve::solve_pcg(F, b_fluid, out.pressure, pcg, precondition)
+                         : linsolve::solve_pcg(F, b_fluid, out.pressure, pcg);
   }
   // 2. The solid with those pressure forces: A_s v = b_s + J^T p.
   out.velocity = v_star;
@@ -463,7 +473,9 @@ CoupledResidual residual(const CoupledSystem& sys, const Vector& p, const Vector
     return n > 0 ? r.norm() / n : r.norm();
   };
   CoupledResidual r;
-  r.fluid = relative(sys.fluid * p + sys.coupling * v - sys.fluid_rhs, sys.fluid_rhs);
+  Vector fp = sys.fluid * p;
+  if (sys.low_rank.cols() > 0) fp += sys.low_rank * (sys.low_rank.transpose() * p);
+  r.fluid = relative(fp + sys.coupling * v - sys.fluid_rhs, sys.fluid_rhs);
   r.solid = relative(solid_matrix(sys.solid) * v - sys.coupling.transpose() * p - sys.solid.rhs, sys.solid.rhs);
   return r;
 }

@@ -26,6 +26,13 @@
 //                        M the lumped mass (diagonal), K the corotated stiffness;
 //                        c_m = 1/dt + tau_m and c_k = dt + tau_k give (6)'s
 //                        M/dt + D + dt K.
+//   U                    #active x k [m^2 sqrt(s/kg)] the reduced bodies (sim/couple.hpp): each
+//                        body's end-of-step velocities are v_free + K_lambda dt J_b^T p, so its
+//                        cells' balance gains dt J_b K_lambda J_b^T p = U_b U_b^T p (K_lambda
+//                        symmetric PSD, solid/reduced.hpp) and b_f holds -J_b v_free; F below
+//                        stands for F + U U^T wherever it appears, positive definite whenever
+//                        F is, so every statement about (33) holds as it is. k = sum of
+//                        6 + r over the bodies; empty without reduced bodies
 //   b_f = G^T A u*       #active [m^3/s]       net inflow of u* through open faces
 //   b_s                  #dofs [N]             M v*/dt + f_elastic (+ external)
 //
@@ -48,7 +55,9 @@
 //    the small solid block alpha^2 A22 (it keeps stiff solids from stalling the
 //    iteration) and settings.preconditioner for S (multigrid, smoothing with S
 //    itself on its finest level) or for A11 (MIC, or IC as in the paper's
-//    ICPCG); see spd_preconditioner and the .cpp.
+//    ICPCG); see spd_preconditioner and the .cpp. U U^T is applied
+//    matrix-free (linsolve::solve_pcg with a low-rank term); the
+//    preconditioner sees F alone (the .cpp says why).
 //    alpha is static (the scene's, paper: 1e-3) or automatic, |b1| / |b2|, so
 //    neither block dominates the relative residual.
 //  - weak (alternating, for the paper's stability comparison): the liquid is
@@ -83,6 +92,7 @@ struct CoupledSystem {
   Vector fluid_rhs;       // b_f, #active
   SparseMatrix coupling;  // J, #active x #dofs
   SolidBlock solid;
+  SparseMatrix low_rank;  // U, #active x k (see above); no columns: no reduced bodies
   std::vector<Vec3i> grid_cells;  // #active grid cells (i, j, k) of the pressure unknowns; empty: unknown
                                   // (the multigrid preconditioner then falls back to MIC)
   // Optional, read by the partitioned schemes only (partitioned.hpp): G, #dofs x #active
@@ -127,13 +137,20 @@ struct CoupledSolution {
   std::optional<SolidBlockDiagnosis> solid_failure;
 };
 
-// The matrix and right side of (19).
+// F + U U^T, assembled (#active^2, both triangles): the liquid's block with the
+// reduced bodies' term, for the solvers that need it as a matrix.
+SparseMatrix fluid_block(const CoupledSystem& system);
+
+// The matrix and right side of (19) (with F + U U^T assembled).
 SparseMatrix indefinite_matrix(const CoupledSystem& system);
 Vector indefinite_rhs(const CoupledSystem& system);
 
 // The matrix and right side of (33), and the alpha they were scaled with.
+// The system is matrix + [U U^T 0; 0 0]: `matrix` holds every sparse block,
+// low_rank = system.low_rank the rest.
 struct SpdSystem {
-  SparseMatrix matrix;  // (#active + #dofs)^2, both triangles
+  SparseMatrix matrix;    // (#active + #dofs)^2, both triangles
+  SparseMatrix low_rank;  // U, #active x k
   Vector rhs;
   Real alpha = 1;
 };
@@ -155,7 +172,7 @@ CoupledSolution solve_weak(const CoupledSystem& system, const CoupledSettings& s
                            const CoupledSolution& guess);
 
 // Residuals of the two equations at (p, v), each relative to its right side's
-// norm (or absolute when that is zero): |F p + J v - b_f| / |b_f| and
+// norm (or absolute when that is zero): |(F + U U^T) p + J v - b_f| / |b_f| and
 // |A_s v - J^T p - b_s| / |b_s|.
 struct CoupledResidual {
   Real fluid = 0;

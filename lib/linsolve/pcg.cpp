@@ -19,6 +19,75 @@ Report solve(Solver& cg, const SparseMatrix& A, const Vector& b, Vector& x, cons
   return detail::solve_restarted(cg, A, b, x, s.tolerance, s.max_iterations);
 }
 
+// y = (A + [U U^T 0; 0 0]) x; without U (no columns), A x.
+struct Operator {
+  const SparseMatrix& A;
+  const SparseMatrix* U = nullptr;
+  Vector operator*(const Vector& x) const {
+    Vector y = A * x;
+    if (U && U->cols() > 0) y.head(U->rows()) += *U * (U->transpose() * x.head(U->rows()));
+    return y;
+  }
+  // |A| |x| (+ |U| |U|^T |x|): the bound of the round-off floor.
+  Vector abs_times(const Vector& x) const {
+    const Vector a = x.cwiseAbs();
+    Vector y = A.cwiseAbs() * a;
+    if (U && U->cols() > 0) {
+      const SparseMatrix u = U->cwiseAbs();
+      y.head(U->rows()) += u * (u.transpose() * a.head(U->rows()));
+    }
+    return y;
+  }
+};
+
+Real floor_of(const Operator& op, const Vector& b, const Vector& x) {
+  const Real bnorm = b.norm();
+  if (!(bnorm > 0)) return 0;
+  const Vector bound = op.abs_times(x) + b.cwiseAbs();
+  return std::numeric_limits<Real>::epsilon() * bound.norm() / bnorm;
+}
+
+Report pcg(const Operator& A, const Vector& b, Vector& x, const PcgSettings& s, const ApplyPreconditioner& precondition) {
+  Report report;
+  report.unknowns = static_cast<int>(b.size());
+  const Real bnorm = b.norm();
+  if (x.size() != b.size()) x.setZero(b.size());
+  if (bnorm == 0) {
+    x.setZero(b.size());
+    report.converged = report.met_tolerance = true;
+    return report;
+  }
+  const Real threshold = s.tolerance * bnorm;
+  Vector r, z, p, q;
+  for (int restart = 0; restart <= detail::MAX_RESTARTS && report.iterations < s.max_iterations; ++restart) {
+    r = b - A * x;
+    if (r.norm() <= threshold || !x.allFinite()) break;
+    precondition(r, z);
+    p = z;
+    Real rz = r.dot(z);
+    while (report.iterations < s.max_iterations) {
+      q = A * p;
+      const Real pq = p.dot(q);
+      if (!(pq > 0)) break;  // breakdown: A or P not positive definite along p
+      const Real step = rz / pq;
+      x += step * p;
+      r -= step * q;
+      ++report.iterations;
+      if (r.norm() <= threshold) break;
+      precondition(r, z);
+      const Real rz_next = r.dot(z);
+      p = z + (rz_next / rz) * p;
+      rz = rz_next;
+    }
+  }
+  report.relative_residual = (b - A * x).norm() / bnorm;
+  report.round_off_floor = floor_of(A, b, x);
+  report.met_tolerance = report.relative_residual <= s.tolerance && x.allFinite();
+  report.converged = report.relative_residual <= std::max(s.tolerance, ROUND_OFF_MARGIN * report.round_off_floor) &&
+                     x.allFinite();
+  return report;
+}
+
 }  // namespace
 
 Report solve_pcg(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSettings& s) {
@@ -81,51 +150,14 @@ ApplyPreconditioner make_preconditioner(Preconditioner kind, SparseMatrix A, con
 
 Report solve_pcg(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSettings& s,
                  const ApplyPreconditioner& precondition) {
-  Report report;
-  report.unknowns = static_cast<int>(b.size());
-  const Real bnorm = b.norm();
-  if (x.size() != b.size()) x.setZero(b.size());
-  if (bnorm == 0) {
-    x.setZero(b.size());
-    report.converged = report.met_tolerance = true;
-    return report;
-  }
-  const Real threshold = s.tolerance * bnorm;
-  Vector r, z, p, q;
-  for (int restart = 0; restart <= detail::MAX_RESTARTS && report.iterations < s.max_iterations; ++restart) {
-    r = b - A * x;
-    if (r.norm() <= threshold || !x.allFinite()) break;
-    precondition(r, z);
-    p = z;
-    Real rz = r.dot(z);
-    while (report.iterations < s.max_iterations) {
-      q = A * p;
-      const Real pq = p.dot(q);
-      if (!(pq > 0)) break;  // breakdown: A or P not positive definite along p
-      const Real step = rz / pq;
-      x += step * p;
-      r -= step * q;
-      ++report.iterations;
-      if (r.norm() <= threshold) break;
-      precondition(r, z);
-      const Real rz_next = r.dot(z);
-      p = z + (rz_next / rz) * p;
-      rz = rz_next;
-    }
-  }
-  report.relative_residual = (b - A * x).norm() / bnorm;
-  report.round_off_floor = round_off_floor(A, b, x);
-  report.met_tolerance = report.relative_residual <= s.tolerance && x.allFinite();
-  report.converged = report.relative_residual <= std::max(s.tolerance, ROUND_OFF_MARGIN * report.round_off_floor) &&
-                     x.allFinite();
-  return report;
+  return pcg(Operator{A}, b, x, s, precondition);
 }
 
-Real round_off_floor(const SparseMatrix& A, const Vector& b, const Vector& x) {
-  const Real bnorm = b.norm();
-  if (!(bnorm > 0)) return 0;
-  const Vector bound = A.cwiseAbs() * x.cwiseAbs() + b.cwiseAbs();
-  return std::numeric_limits<Real>::epsilon() * bound.norm() / bnorm;
+Report solve_pcg(const SparseMatrix& A, const SparseMatrix& low_rank, const Vector& b, Vector& x,
+                 const PcgSettings& s, const ApplyPreconditioner& precondition) {
+  return pcg(Operator{A, &low_rank}, b, x, s, precondition);
 }
+
+Real round_off_floor(const SparseMatrix& A, const Vector& b, const Vector& x) { return floor_of(Operator{A}, b, x); }
 
 }  // namespace fsicut::linsolve

@@ -76,4 +76,13 @@ ApplyPreconditioner make_preconditioner(Preconditioner kind, SparseMatrix A, con
 Report solve_pcg(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSettings& settings,
                  const ApplyPreconditioner& precondition);
 
+// The same for A + [U U^T 0; 0 0]: a low-rank symmetric positive
+// semi-definite term on the leading U.rows() unknowns (U: U.rows() x k,
+// U.rows() <= A.rows()), applied matrix-free as U (U^T x). Why: the reduced
+// bodies' dt J K_lambda J^T in (33) (coupling/coupled_projection.hpp) is dense
+// over their wetted cells; assembled it would hold #wetted^2 entries per body.
+// The round-off floor counts |U| |U|^T |x| with |A| |x|.
+Report solve_pcg(const SparseMatrix& A, const SparseMatrix& low_rank, const Vector& b, Vector& x,
+                 const PcgSettings& settings, const ApplyPreconditioner& precondition);
+
 }  // namespace fsicut::linsolve

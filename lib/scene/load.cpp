@@ -396,6 +396,15 @@ SolidDesc read_solid(const json& j, const Where& w) {
                         std::vector<std::pair<std::string, SolidDesc::Element>>{
                             {"linear", SolidDesc::Element::linear}, {"quadratic", SolidDesc::Element::quadratic}},
                         false, SolidDesc::Element::linear);
+  s.model = read_enum(o, "model",
+                      std::vector<std::pair<std::string, SolidDesc::Model>>{{"full", SolidDesc::Model::full},
+                                                                            {"reduced", SolidDesc::Model::reduced}},
+                      false, SolidDesc::Model::full);
+  o.get("modes", s.modes, [](const int& v, const Where& at) {
+    if (v < 0) at.fail("must be >= 0 (0: a rigid body), got " + std::to_string(v));
+  });
+  if (o.has("modes") && s.model != SolidDesc::Model::reduced)
+    (w / "modes").fail("applies to \"model\": \"reduced\" only; this solid is full");
   o.finish();
   return s;
 }
@@ -785,6 +794,10 @@ std::string to_json(const Scene& s) {
     for (const Shape& p : d.pinned) sj["pinned"].push_back(shape_json(p, PINNED));
     // Written only when not the default, so linear scenes' checkpoints keep their fingerprint.
     if (d.element == SolidDesc::Element::quadratic) sj["element"] = "quadratic";
+    if (d.model == SolidDesc::Model::reduced) {
+      sj["model"] = "reduced";
+      sj["modes"] = d.modes;
+    }
     j["solids"].push_back(sj);
   }
   j["coupling"] = {{"scheme", to_string(s.coupling.scheme)},

@@ -92,6 +92,12 @@ struct SolidDesc {
   // Finite element: 4-node tets (the paper's) or 10-node tets (solid/body.hpp).
   enum class Element { linear, quadratic };
   Element element = Element::linear;
+  // Full: every node a dof (the paper's). Reduced: a rigid frame carrying the
+  // `modes` lowest vibration modes of the rest mesh (Lu, Jin & Fedkiw 2016;
+  // solid/reduced.hpp); modes = 0 is a rigid body.
+  enum class Model { full, reduced };
+  Model model = Model::full;
+  int modes = 10;
   std::string pointer;
 };
 

@@ -262,12 +262,15 @@ coupling::CoupledSettings coupled_settings(const scene::Coupling& c) {
   return s;
 }
 
-linsolve::Vector free_velocities(const std::vector<solid::Body>& bodies) {
+linsolve::Vector free_velocities(const SimState& state) {
   Index n = 0;
-  for (const solid::Body& b : bodies) n += b.dofs.num_free_dofs();
+  for (std::size_t b = 0; b < state.solids.size(); ++b)
+    if (!is_reduced(state, b)) n += state.solids[b].dofs.num_free_dofs();
   linsolve::Vector v(n);
   Index offset = 0;
-  for (const solid::Body& b : bodies) {
+  for (std::size_t k = 0; k < state.solids.size(); ++k) {
+    if (is_reduced(state, k)) continue;
+    const solid::Body& b = state.solids[k];
     v.segment(offset, b.dofs.num_free_dofs()) = b.dofs.gather(b.v);
     offset += b.dofs.num_free_dofs();
   }
@@ -296,9 +299,11 @@ linsolve::SparseMatrix conservative_impulse(const SimState& state, const Coupled
     const cutcell::SurfacePatch* patch;
   };
   std::vector<std::vector<PatchRef>> in_cell(static_cast<std::size_t>(row.count()));
-  for (std::size_t b = 0; b < state.solids.size(); ++b)
+  for (std::size_t b = 0; b < state.solids.size(); ++b) {
+    if (is_reduced(state, b)) continue;  // the partitioned schemes take full bodies only (sim/state.cpp)
     for (const cutcell::SurfacePatch& q : state.surfaces.patches[b])
       in_cell[static_cast<std::size_t>(q.cell)].push_back({static_cast<int>(b), &q});
+  }
 
   Triplets t;
   const Real face_area = g.dx * g.dx;
@@ -339,6 +344,46 @@ linsolve::SparseMatrix conservative_impulse(const SimState& state, const Coupled
   linsolve::SparseMatrix G(a.dof_offset.back(), a.fluid.active.count());
   G.setFromTriplets(t.begin(), t.end());
   return G;
+}
+
+// The reduced bodies' side of the assembly (sim/couple.hpp): J_b from
+// `columns` (one triplet list per reduced body, in body order), the free
+// velocity step, U_b = sqrt(dt) J_b W L stacked into system.low_rank and
+// b_f -= J_b v_free.
+void add_reduced_bodies(const SimState& state, Real dt, const std::vector<Triplets>& columns, CoupledAssembly& out) {
+  const int cells = out.fluid.active.count();
+  Triplets low_rank;
+  int rank = 0;
+  std::size_t next = 0;
+  for (std::size_t b = 0; b < state.solids.size(); ++b) {
+    if (!is_reduced(state, b)) continue;
+    const solid::ReducedBody& r = *state.reduced[b];
+    const Triplets& t = columns[next++];
+    ReducedCoupling c;
+    c.body = b;
+    c.coupling.resize(cells, 3 * static_cast<int>(state.solids[b].num_nodes()));
+    c.coupling.setFromTriplets(t.begin(), t.end());
+    c.free_state = r.state;
+    solid::advance_reduced_velocities(r.basis, c.free_state, dt,
+                                      solid::gravity_forces(r.basis, state.scene.gravity));
+    const Points v = solid::reduced_velocities(r.basis, c.free_state);
+    c.free_velocity = Eigen::Map<const linsolve::Vector>(v.data(), v.size());
+    out.system.fluid_rhs -= c.coupling * c.free_velocity;
+
+    const solid::ImpulseResponseFactor f = solid::impulse_response_factor(r.basis, r.state, dt);
+    const Eigen::MatrixXd L = Eigen::LLT<Eigen::MatrixXd>(f.D).matrixL();
+    const Eigen::MatrixXd WL = std::sqrt(dt) * f.W * L;  // 3 #nodes x (6 + r)
+    for (int row = 0; row < cells; ++row) {
+      if (c.coupling.outerIndexPtr()[row] == c.coupling.outerIndexPtr()[row + 1]) continue;  // a dry cell
+      Eigen::RowVectorXd u = Eigen::RowVectorXd::Zero(WL.cols());
+      for (linsolve::SparseMatrix::InnerIterator it(c.coupling, row); it; ++it) u += it.value() * WL.row(it.col());
+      for (int k = 0; k < u.size(); ++k) low_rank.emplace_back(row, rank + k, u[k]);
+    }
+    rank += static_cast<int>(WL.cols());
+    out.reduced.push_back(std::move(c));
+  }
+  out.system.low_rank.resize(cells, rank);
+  out.system.low_rank.setFromTriplets(low_rank.begin(), low_rank.end());
 }
 
 }  // namespace
@@ -416,7 +461,8 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
   out.system.fluid_rhs = cell_volume * out.fluid.rhs;
 
   out.dof_offset.assign(1, 0);
-  for (const solid::Body& b : state.solids) out.dof_offset.push_back(out.dof_offset.back() + b.dofs.num_free_dofs());
+  for (std::size_t b = 0; b < state.solids.size(); ++b)
+    out.dof_offset.push_back(out.dof_offset.back() + (is_reduced(state, b) ? 0 : state.solids[b].dofs.num_free_dofs()));
   const int dofs = out.dof_offset.back();
   coupling::SolidBlock& block = out.system.solid;
   block.mass_term.resize(dofs);
@@ -424,6 +470,7 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
   Triplets stiffness;
   out.pre_solve = linsolve::nothing_to_solve();
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
+    if (is_reduced(state, b)) continue;
     const linsolve::Report pre = add_solid_block(state.solids[b], dt, settings.scheme, settings,
                                                  out.dof_offset[b], block, stiffness);
     out.pre_solve = linsolve::worst(out.pre_solve, pre);
@@ -437,10 +484,14 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
   // cells whose pressures give the pressure at its centroid (pressure_stencil;
   // the paper uses the one cell holding the patch). The same weights split the
   // patch's volume flux J v among those cells, so the system stays symmetric.
+  // A reduced body's columns go to its own J_b, over all its nodes.
   Triplets coupling;
+  std::vector<Triplets> reduced_coupling;
   const grid::MacGrid& g = liquid.grid;
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
     const solid::Body& body = state.solids[b];
+    const bool reduced = is_reduced(state, b);
+    if (reduced) reduced_coupling.emplace_back();
     for (const cutcell::SurfacePatch& q : state.surfaces.patches[b]) {
       const mesh::Triangle& t = body.mesh.boundary[q.triangle];
       Vec3i cell = out.fluid.active.row.coord(q.cell);
@@ -463,17 +514,19 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
       const PressureStencil stencil = pressure_stencil(g, out.fluid.active, liquid.fractions, cell, centroid);
       const mesh::SurfaceWeights w = mesh::surface_weights(body.mesh, q.triangle, q.barycentric);
       for (int j = 0; j < w.count; ++j) {
-        const int k = body.dofs.free_index[w.node[j]];
+        const int k = reduced ? w.node[j] : body.dofs.free_index[w.node[j]];
         if (k < 0) continue;
+        Triplets& into = reduced ? reduced_coupling.back() : coupling;
+        const int column = reduced ? 3 * k : out.dof_offset[b] + 3 * k;
         for (int n = 0; n < stencil.size; ++n)
           for (int d = 0; d < 3; ++d)
-            coupling.emplace_back(stencil.row[n], out.dof_offset[b] + 3 * k + d,
-                                  stencil.weight[n] * q.area * w.weight[j] * q.normal[d]);
+            into.emplace_back(stencil.row[n], column + d, stencil.weight[n] * q.area * w.weight[j] * q.normal[d]);
       }
     }
   }
   out.system.coupling.resize(out.fluid.active.count(), dofs);
   out.system.coupling.setFromTriplets(coupling.begin(), coupling.end());
+  add_reduced_bodies(state, dt, reduced_coupling, out);
   if (settings.partitioned.impulses == scene::Partitioned::Impulses::conservative)
     out.system.impulse = conservative_impulse(state, out);
   return out;
@@ -491,7 +544,7 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
   const cutcell::ActiveCells* active = &a.fluid.active;
   guess.pressure.resize(active->count());
   for (int r = 0; r < active->count(); ++r) guess.pressure[r] = liquid.pressure[active->cells[r]];
-  guess.velocity = free_velocities(state.solids);
+  guess.velocity = free_velocities(state);
 
   const coupling::CoupledSettings s = coupled_settings(settings);
   coupling::CoupledSolution x;
@@ -526,8 +579,18 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
   coupling::apply_pressure(liquid.grid, *active, liquid.liquid_phi, liquid.fractions, liquid.pressure, dt,
                            liquid.density, liquid.velocity, liquid.valid);
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
+    if (is_reduced(state, b)) continue;
     solid::Body& body = state.solids[b];
     body.dofs.scatter(x.velocity.segment(a.dof_offset[b], body.dofs.num_free_dofs()), body.v);
+  }
+  // The reduced bodies take the impulse dt J_b^T p through their response.
+  for (const ReducedCoupling& c : a.reduced) {
+    solid::ReducedBody& r = *state.reduced[c.body];
+    const linsolve::Vector j = dt * (c.coupling.transpose() * x.pressure);
+    r.state = c.free_state;
+    solid::add_velocity_change(
+        r.state, solid::implicit_impulse_response(r.basis, r.state, Eigen::Map<const Points>(j.data(), 3, j.size() / 3), dt));
+    solid::write_reduced_to_body(r.basis, r.state, state.solids[c.body]);
   }
   linsolve::Report report = linsolve::worst(a.pre_solve, x.report);
   report.iterations = a.pre_solve.iterations + x.report.iterations;
@@ -668,7 +731,11 @@ linsolve::Vector net_outflow(const SimState& state, const CoupledAssembly& a) {
   const fluid::Liquid& liquid = *state.liquid;
   const cutcell::ActiveCells& active = a.fluid.active;
   const Real cell_volume = liquid.grid.dx * liquid.grid.dx * liquid.grid.dx;
-  linsolve::Vector out = a.system.coupling * free_velocities(state.solids);
+  linsolve::Vector out = a.system.coupling * free_velocities(state);
+  for (const ReducedCoupling& c : a.reduced) {
+    const Points& v = state.solids[c.body].v;
+    out += c.coupling * Eigen::Map<const linsolve::Vector>(v.data(), v.size());
+  }
   for (int r = 0; r < active.count(); ++r)
     out[r] += cell_volume *
               coupling::weighted_divergence(liquid.grid, liquid.fractions, liquid.velocity,

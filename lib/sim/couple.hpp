@@ -28,6 +28,20 @@
 // Gravity is already in u* and v* (stage 3), so b_s has no external force.
 //
 // Free solid dofs are stacked body after body (CoupledAssembly::dof_offset).
+//
+// Reduced bodies (solid/reduced.hpp, Lu, Jin & Fedkiw 2016) have no unknowns
+// of their own: with their configuration fixed after stage 1, a body's nodal
+// velocities at the end of the step are affine in the pressure impulse it
+// receives, v_b = v_free + K_lambda dt J_b^T p (v_free: its velocity step with
+// gravity and no pressure; K_lambda: their (43)). Substituted into the volume
+// balance F p + J v = b_f of its wetted cells this adds
+//   dt J_b K_lambda J_b^T = U_b U_b^T,  U_b = sqrt(dt) J_b W L  (K_lambda = W D W^T, D = L L^T)
+// to F and moves -J_b v_free to b_f (coupled_projection.hpp, low_rank). It is
+// rank 6 + r (r modes), dense over the body's wetted cells and positive
+// semi-definite, so (33) stays SPD; it is applied matrix-free. After the solve
+// the body takes the impulse dt J_b^T p through the same response
+// (solid::implicit_impulse_response), so liquid and body see one velocity.
+// Spd scheme only (sim/state.cpp refuses the others).
 #include <functional>
 #include <vector>
 
@@ -39,6 +53,7 @@
 #include "lib/levelset/mesh_sdf.hpp"
 #include "lib/linsolve/report.hpp"
 #include "lib/solid/body.hpp"
+#include "lib/solid/reduced.hpp"
 
 namespace fsicut::sim {
 
@@ -63,20 +78,30 @@ struct SolidSurfaces {
   bool fixed = false;  // no bodies and the static fields computed: stage 4 only updates particles
 };
 
+// A reduced body's side of the coupled system (see the header comment).
+struct ReducedCoupling {
+  std::size_t body = 0;             // index in SimState::solids
+  linsolve::SparseMatrix coupling;  // J_b, #active x 3 #nodes (all nodes, node-major) [m^2]
+  solid::ReducedState free_state;   // the body's state after its velocity step without pressure
+  linsolve::Vector free_velocity;   // its nodal velocities v_free, 3 #nodes node-major [m/s]
+};
+
 // One substep's coupled system and where its unknowns come from.
 struct CoupledAssembly {
   coupling::PressureSystem fluid;      // active cells (rows of F), fluid block in 1/dx^3 units
   coupling::CoupledSystem system;      // paper units, see coupled_projection.hpp
-  std::vector<int> dof_offset;         // #bodies + 1: body b's free dofs are [offset[b], offset[b+1])
+  std::vector<int> dof_offset;         // #bodies + 1: body b's free dofs are [offset[b], offset[b+1]); none
+                                       // for a reduced body
+  std::vector<ReducedCoupling> reduced;  // one per reduced body; their U_b stacked in system.low_rank
   linsolve::Report pre_solve;          // damping_only: the worst elastic pre-step solve
 };
 
 // The solver settings of the scene's coupling block.
 coupling::CoupledSettings coupled_settings(const scene::Coupling& c);
 
-// The free-dof velocities of all bodies [m/s], stacked body after body as the
-// coupled system's v (CoupledAssembly::dof_offset).
-linsolve::Vector free_velocities(const std::vector<solid::Body>& bodies);
+// The free-dof velocities of all full bodies [m/s], stacked body after body as
+// the coupled system's v (CoupledAssembly::dof_offset).
+linsolve::Vector free_velocities(const SimState& state);
 
 // Called with each substep's coupled system before it is solved (benchmarks).
 using SystemObserver = std::function<void(const coupling::CoupledSystem&)>;

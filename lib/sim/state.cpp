@@ -1,5 +1,6 @@
 #include "lib/sim/state.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "lib/core/error.hpp"
@@ -29,6 +30,38 @@ void check_inside_grid(const scene::Scene& scene, const solid::Body& body, const
     }
 }
 
+// The basis and state of a reduced solid; its reconstruction written to `body`.
+solid::ReducedBody make_reduced(const scene::Scene& scene, const scene::SolidDesc& desc, solid::Body& body) {
+  if (desc.initial_scale != 1)
+    throw SceneError(scene.file, desc.pointer + "/initial_scale",
+                     "a reduced body starts at its rest shape (its modes are linear about it); remove "
+                     "initial_scale or use \"model\": \"full\"");
+  const bool free = std::none_of(body.pinned.begin(), body.pinned.end(), [](char p) { return p != 0; });
+  const int available = body.dofs.num_free_dofs() - (free ? 6 : 0);
+  if (desc.modes > available)
+    throw SceneError(scene.file, desc.pointer + "/modes",
+                     "asks for " + std::to_string(desc.modes) + " modes; solid \"" + body.name + "\" has " +
+                         std::to_string(std::max(available, 0)) + " (" + std::to_string(body.dofs.num_free_dofs()) +
+                         " free dofs" + (free ? " less its 6 rigid motions)" : ")"));
+  solid::ReducedBody r{solid::make_reduced_basis(body, desc.modes), {}};
+  r.state = solid::make_reduced_state(r.basis, body);
+  solid::write_reduced_to_body(r.basis, r.state, body);
+  return r;
+}
+
+// Why: a reduced body enters the coupled solve through its impulse response
+// (sim/couple.hpp), which only the spd scheme's solve takes.
+void check_reduced_scheme(const SimState& state) {
+  const scene::Scene& scene = state.scene;
+  if (scene.fluid.regions.empty() || scene.coupling.scheme == scene::Coupling::Scheme::spd) return;
+  for (std::size_t b = 0; b < state.solids.size(); ++b)
+    if (is_reduced(state, b))
+      throw SceneError(scene.file, "/coupling/scheme",
+                       std::string("solid \"") + state.solids[b].name + "\" is reduced, and reduced bodies couple " +
+                           "to the liquid in the \"spd\" scheme only, not \"" + scene::to_string(scene.coupling.scheme) +
+                           "\"");
+}
+
 }  // namespace
 
 SimState build_state(const scene::Scene& scene) {
@@ -37,8 +70,12 @@ SimState build_state(const scene::Scene& scene) {
   for (const scene::SolidDesc& desc : scene.solids) {
     solid::Body body = solid::make_body(desc, mesh::build_solid_mesh(desc.mesh, scene.file), scene.file);
     check_inside_grid(scene, body, desc.pointer);
+    state.reduced.push_back(desc.model == scene::SolidDesc::Model::reduced
+                                ? std::optional<solid::ReducedBody>(make_reduced(scene, desc, body))
+                                : std::nullopt);
     state.solids.push_back(std::move(body));
   }
+  check_reduced_scheme(state);
   // obj obstacles are read and checked even without liquid, so --validate reports a bad mesh.
   std::vector<levelset::StaticSolid> obj_obstacles =
       levelset::obj_obstacle_solids(scene.obstacles, scene.file, OBSTACLE_BAND_CELLS * scene.grid.cell_size);
@@ -86,6 +123,17 @@ std::string summary(const SimState& state) {
         << (b.quadratic() ? " quadratic (10-node) tets, " : " tets, ")
         << b.mesh.boundary.size() << " boundary triangles, " << pinned << " pinned nodes, mass " << b.total_mass()
         << " kg, volume " << st.volume << " m^3, worst tet quality " << mesh::worst_tet(b.mesh).quality << "\n";
+  }
+  for (std::size_t b = 0; b < state.solids.size(); ++b) {
+    if (!is_reduced(state, b)) continue;
+    const solid::ReducedBasis& basis = state.reduced[b]->basis;
+    out << "reduced   " << state.solids[b].name << ": " << (basis.free_frame ? "free frame" : "pinned, no frame")
+        << ", " << basis.modes() << " modes (" << basis.solver << ")";
+    if (basis.modes() > 0) {
+      out << ", frequencies [Hz]";
+      for (Real f : basis.frequencies()) out << " " << f;
+    }
+    out << "\n";
   }
   out << "coupling  " << scene::to_string(s.coupling.scheme) << ", sigma " << s.coupling.sigma << ", alpha ";
   if (s.coupling.alpha_auto) out << "auto";

@@ -13,12 +13,16 @@
 #include "lib/sim/couple.hpp"
 #include "lib/scene/scene.hpp"
 #include "lib/solid/body.hpp"
+#include "lib/solid/reduced.hpp"
 
 namespace fsicut::sim {
 
 struct SimState {
   scene::Scene scene;
   std::vector<solid::Body> solids;    // one per scene.solids entry, same order
+  // One per solid: set for "model": "reduced", whose dynamics live here and
+  // whose Body holds the reconstructed positions and velocities (solid/reduced.hpp).
+  std::vector<std::optional<solid::ReducedBody>> reduced;
   std::optional<fluid::Liquid> liquid;  // present when the scene has fluid regions
   SolidSurfaces surfaces;             // the solids' moving surfaces (with liquid; derived from x)
   Real time = 0;                      // simulated time [s]
@@ -32,8 +36,13 @@ struct SimState {
 // scene leaves the output folder untouched.
 SimState build_state(const scene::Scene& scene);
 
+// True when solid b is a reduced body.
+inline bool is_reduced(const SimState& state, std::size_t b) {
+  return b < state.reduced.size() && state.reduced[b].has_value();
+}
+
 // A human-readable summary (grid, liquid, solids with node/tet counts,
-// coupling) for `fsicut --validate`.
+// coupling; a reduced body's modal frequencies) for `fsicut --validate`.
 std::string summary(const SimState& state);
 
 }  // namespace fsicut::sim

@@ -38,16 +38,25 @@ std::string stats_line(const SimState& state, const FrameStats& s) {
     j["solver"]["interface_seconds"] = p.interface_seconds;
   }
   j["solids"] = json::array();
-  for (const solid::Body& b : state.solids) {
+  for (std::size_t k = 0; k < state.solids.size(); ++k) {
+    const solid::Body& b = state.solids[k];
     const solid::BodyStats st = solid::stats(b);
-    j["solids"].push_back({{"name", b.name},
-                           {"centroid", vec(st.centroid)},
-                           {"volume", st.volume},
-                           {"mean_velocity", vec(st.mean_velocity)},
-                           {"kinetic_energy", st.kinetic_energy},
-                           {"elastic_energy", st.elastic_energy},
-                           {"max_strain", st.max_strain},
-                           {"inverted_elements", inverted_elements(b)}});
+    json solid = {{"name", b.name},
+                  {"centroid", vec(st.centroid)},
+                  {"volume", st.volume},
+                  {"mean_velocity", vec(st.mean_velocity)},
+                  {"kinetic_energy", st.kinetic_energy},
+                  {"elastic_energy", st.elastic_energy},
+                  {"linear_momentum", vec(st.linear_momentum)},
+                  {"angular_momentum", vec(st.angular_momentum)},
+                  {"max_strain", st.max_strain},
+                  {"inverted_elements", inverted_elements(b)}};
+    if (is_reduced(state, k)) {
+      const solid::ReducedBody& r = *state.reduced[k];
+      solid["modes"] = r.basis.modes();
+      solid["modal_energy"] = solid::modal_energy(r.basis, r.state);
+    }
+    j["solids"].push_back(solid);
   }
   j["seconds"] = json::object();
   for (const auto& [stage, seconds] : s.seconds) j["seconds"][stage] = seconds;

@@ -28,7 +28,9 @@ struct FrameStats {
 // DESIGN.md section 4: frame, time, substeps, liquid_volume [m^3],
 // max_fluid_speed [m/s], solver {iterations, relative_residual, converged,
 // met_tolerance, round_off_floor, tolerance, solves}, solids [{name, centroid, volume, mean_velocity, kinetic_energy,
-// elastic_energy, max_strain, inverted_elements}], seconds {stage: s}, plus cfl_exceeded;
+// elastic_energy, linear_momentum [kg m/s], angular_momentum [kg m^2/s] (about the solid's centre of mass),
+// max_strain, inverted_elements; a reduced body also modes (r) and modal_energy [J]
+// (solid::modal_energy)}], seconds {stage: s}, plus cfl_exceeded;
 // with the partitioned schemes solver also holds coupling_iterations (the
 // substep with most), interface_residual [m/s] (of that substep),
 // interface_converged, and fluid_seconds, solid_seconds, interface_seconds

@@ -5,6 +5,7 @@
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
 #include "lib/solid/integrate.hpp"
+#include "lib/solid/reduced.hpp"
 
 namespace fsicut::sim {
 namespace {
@@ -44,7 +45,15 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
   // 1. Update solid positions, x += dt v (34), and element rotations (Mueller & Gross 2004).
   {
     ScopedStage t(times, STAGE_SOLID_POSITIONS);
-    for (solid::Body& b : state.solids) solid::update_positions(b, dt);
+    for (std::size_t b = 0; b < state.solids.size(); ++b) {
+      if (!is_reduced(state, b)) {
+        solid::update_positions(state.solids[b], dt);
+        continue;
+      }
+      solid::ReducedBody& r = *state.reduced[b];
+      solid::advance_reduced_positions(r.basis, r.state, dt);
+      solid::write_reduced_to_body(r.basis, r.state, state.solids[b]);
+    }
   }
   // 2. Advect marker particles (RK2, each through the velocities on its side of a
   //    thin solid) and face velocities (semi-Lagrangian, RK2 backtrace); remember
@@ -60,13 +69,17 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
     }
     if (state.liquid) fluid::advect(*state.liquid, dt);
   }
-  // 3. External forces: gravity by forward Euler on fluid faces and free solid nodes.
+  // 3. External forces: gravity by forward Euler on fluid faces and free solid
+  //    nodes (a reduced body takes it within its velocity step, stage 5).
   {
     ScopedStage t(times, STAGE_FORCES);
     if (state.liquid) fluid::apply_gravity(*state.liquid, dt);
-    for (solid::Body& b : state.solids)
+    for (std::size_t k = 0; k < state.solids.size(); ++k) {
+      if (is_reduced(state, k)) continue;
+      solid::Body& b = state.solids[k];
       for (Index i = 0; i < b.num_nodes(); ++i)
         if (!b.pinned[i]) b.v.col(i) += dt * scene.gravity;
+    }
   }
   // 4. Distance fields: solid SDF at nodes (moving solids united with the static
   //    obstacles), face open fractions, cut cells; liquid SDF at cell centres.
@@ -84,9 +97,17 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
              std::string("coupled pressure projection (") + scene::to_string(scene.coupling.scheme) + ")");
     } else {
       if (state.liquid) record(report, fluid::project(*state.liquid, dt), scene, "liquid pressure projection");
-      for (solid::Body& b : state.solids)
+      for (std::size_t k = 0; k < state.solids.size(); ++k) {
+        solid::Body& b = state.solids[k];
+        if (is_reduced(state, k)) {
+          solid::ReducedBody& r = *state.reduced[k];
+          solid::advance_reduced_velocities(r.basis, r.state, dt, solid::gravity_forces(r.basis, scene.gravity));
+          solid::write_reduced_to_body(r.basis, r.state, b);
+          continue;
+        }
         record(report, solid::advance_velocities(b, dt, Vec3::Zero(), solid_solver_settings(scene.coupling)), scene,
                "solid \"" + b.name + "\"");
+      }
     }
   }
   // 6. Extrapolate fluid velocities, constrain them at solids, push particles out of solids
@@ -96,8 +117,15 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
     ScopedStage t(times, STAGE_EXTRAPOLATION);
     if (state.liquid) fluid::extrapolate_and_constrain(*state.liquid, solid_velocity(state));
     if (surfaces) stop_particles_at_solids(state, paths);
-    for (solid::Body& b : state.solids) {
-      solid::collide_walls(b, scene.grid.origin, scene.grid.max());
+    for (std::size_t k = 0; k < state.solids.size(); ++k) {
+      solid::Body& b = state.solids[k];
+      if (is_reduced(state, k)) {
+        solid::ReducedBody& r = *state.reduced[k];
+        solid::collide_reduced_walls(r.basis, r.state, scene.grid.origin, scene.grid.max());
+        solid::write_reduced_to_body(r.basis, r.state, b);
+      } else {
+        solid::collide_walls(b, scene.grid.origin, scene.grid.max());
+      }
       solid::check_finite(b);
     }
   }

@@ -229,6 +229,9 @@ BodyStats stats(const Body& body) {
   s.centroid = body.x * body.mass / total;
   s.mean_velocity = body.v * body.mass / total;
   s.kinetic_energy = 0.5 * (body.v.colwise().squaredNorm().transpose().array() * body.mass.array()).sum();
+  s.linear_momentum = body.v * body.mass;
+  for (Index i = 0; i < body.num_nodes(); ++i)
+    s.angular_momentum += body.mass[i] * (body.x.col(i) - s.centroid).cross(body.v.col(i));
   Real volume = 0;
   mesh::for_each_linear_tet(body.mesh, [&](int i, int j, int k, int l) {
     const Vec3 a = body.x.col(i);

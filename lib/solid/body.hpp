@@ -160,6 +160,8 @@ struct BodyStats {
   Real volume = 0;              // sum of signed tet volumes at the current positions [m^3]
   Vec3 mean_velocity{0, 0, 0};  // momentum / mass [m/s]
   Real kinetic_energy = 0;      // 1/2 sum m |v|^2 [J]
+  Vec3 linear_momentum{0, 0, 0};   // sum m v [kg m/s]
+  Vec3 angular_momentum{0, 0, 0};  // sum m (x - centroid) x v, about the centre of mass [kg m^2/s]
   Real elastic_energy = 0;      // corotated: 1/2 sum_e (R^T x_e - X_e)^T K0_e (R^T x_e - X_e) [J]
   // Largest principal strain over all tets: max_e max_i |s_i - 1|, s_i the
   // singular values of F_e = Ds Dm^-1, the smallest negated when det F_e < 0,

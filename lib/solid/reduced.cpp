@@ -435,6 +435,10 @@ Real reduced_elastic_energy(const ReducedBasis& basis, const ReducedState& s) {
   return 0.5 * s.q.dot(basis.eigenvalues.cwiseProduct(s.q));
 }
 
+Real modal_energy(const ReducedBasis& basis, const ReducedState& s) {
+  return 0.5 * s.qdot.squaredNorm() + reduced_elastic_energy(basis, s);
+}
+
 ReducedVelocityChange split_impulse(const ReducedBasis& basis, const ReducedState& s, const Points& j) {
   return impulse_response(basis, s, j, 0);
 }

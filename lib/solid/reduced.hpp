@@ -140,6 +140,14 @@ struct ReducedState {
   Vector qdot;                                      // r modal velocities [m sqrt(kg)/s]
 };
 
+// A solid of the scene's "model": "reduced" (sim::SimState::reduced): its
+// basis and state. The Body of the same solid holds the reconstructed x and v
+// (write_reduced_to_body), which everything outside the dynamics reads.
+struct ReducedBody {
+  ReducedBasis basis;
+  ReducedState state;
+};
+
 // The body at rest in its rest placement, moving rigidly with the body's mean
 // velocity (momentum / mass) and no spin: R = Id, T = c0, q = qdot = 0 (a
 // pinned body: at rest). body.x is not read: a scaled start (initial_scale)
@@ -168,6 +176,10 @@ ReducedMomentum reduced_momentum(const ReducedBasis& basis, const ReducedState& 
 // and elastic 1/2 q^T diag(lambda) q (linear FEM in the frame).
 Real reduced_kinetic_energy(const ReducedBasis& basis, const ReducedState& state);
 Real reduced_elastic_energy(const ReducedBasis& basis, const ReducedState& state);
+
+// The energy in the modes [J]: 1/2 |qdot|^2 + 1/2 q^T diag(lambda) q (kinetic
+// and elastic energy of the deformation in the frame; mass-orthonormal S).
+Real modal_energy(const ReducedBasis& basis, const ReducedState& state);
 
 // The frame's inertia I(q, R) about T with deformed arms [kg m^2]. Positive
 // definite for a body whose nodes are not all on one line.
