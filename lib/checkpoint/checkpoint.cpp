@@ -27,7 +27,15 @@
 //                          when the scene has reduced bodies (so other scenes'
 //                          checkpoints are unchanged); its basis is rebuilt by
 //                          build_state (deterministic: same scene, same basis)
-//                   surfaces: not stored, derived from the solids' x at stage 4
+//                   surfaces: the moving bodies' vertices as the last stage 4
+//                          saw them stored (section SURF, scenes with liquid
+//                          and solids), since stage 2 of the next substep reads
+//                          the surfaces and the cells' reach of that stage 4
+//                          (particle paths, sim/couple.hpp) and stage 6 may
+//                          have moved the solids since (walls); restore re-runs
+//                          stage 4's solid part on them. Without SURF (older
+//                          checkpoints), on the stored x. The rest is derived
+//                          from the solids' x at stage 4
 //                          of every substep before stages 5 and 6 read it; the
 //                          obstacles' surfaces and `fixed` (static fields
 //                          computed) are built by build_state from the scene;
@@ -386,6 +394,11 @@ std::string encode(const sim::SimState& state, const Progress& progress) {
     for (Index k = 0; k < r.qdot.size(); ++k) reduced.f64(r.qdot[k]);
   }
 
+  const bool moving_surfaces = state.liquid && !state.solids.empty();
+  Writer surfaces;
+  if (moving_surfaces)
+    for (std::size_t b = 0; b < state.solids.size(); ++b) put_points(surfaces, state.surfaces.distance[b].vertices());
+
   Writer liquid;
   liquid.u8(state.liquid ? 1 : 0);
   if (state.liquid) {
@@ -411,6 +424,10 @@ std::string encode(const sim::SimState& state, const Progress& progress) {
   std::uint32_t section_count = 5;
   if (reduced_count > 0) {
     put_section(payload, "REDU", reduced);
+    ++section_count;
+  }
+  if (moving_surfaces) {
+    put_section(payload, "SURF", surfaces);
     ++section_count;
   }
 
@@ -527,6 +544,17 @@ void restore(const std::string& bytes, const std::string& file, sim::SimState& s
     get_array(liquid, KIND_F64, l.solid_phi, "solid distance field");
     for (int a = 0; a < 3; ++a) get_array(liquid, KIND_F64, l.fractions[a], "face fractions");
     for (int a = 0; a < 3; ++a) get_array(liquid, KIND_U8, l.valid[a], "valid faces");
+  }
+  if (state.liquid && !state.solids.empty()) {
+    // Stage 4's solid part on the vertices it last saw, then the solids back where they are.
+    std::vector<Points> now;
+    for (solid::Body& b : state.solids) now.push_back(b.x);
+    if (all.count("SURF") > 0) {
+      Reader surfaces = section(all, "SURF", file);
+      for (solid::Body& b : state.solids) get_points(surfaces, b.x, b.num_nodes(), "solid \"" + b.name + "\" surface");
+    }
+    sim::update_solid_fields(state);
+    for (std::size_t b = 0; b < state.solids.size(); ++b) state.solids[b].x = now[b];
   }
   state.time = info.time;
   state.frame = info.frame;

@@ -66,7 +66,8 @@ TEST_SUITE("validation") {
     check_neutral_cube("quadratic");
   }
 
-  void check_archimedes(const std::string& element) {
+  // `model`: the solid's keys that choose its discretization, e.g. "element": "linear".
+  void check_archimedes(const std::string& model) {
     // A flat box (0.32 x 0.16 x 0.32 m): upright is its stable attitude. A cube of
     // half the water's density is not (metacentre below the centre of mass for
     // width / height < sqrt(1.5)); it tips onto an edge, where "draft = half the
@@ -76,8 +77,8 @@ TEST_SUITE("validation") {
       "time": { "fps": 30 },
       "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [0.8, 0.4, 0.8] } ] },
       "solids": [ { "name": "box", "mesh": { "type": "box", "min": [0.24, 0.36, 0.24], "max": [0.56, 0.52, 0.56], "cells": [4, 2, 4] },
-                    "density": 500, "youngs_modulus": 1e6, "poisson_ratio": 0.3, "element": ")") +
-                                              element + R"(",
+                    "density": 500, "youngs_modulus": 1e6, "poisson_ratio": 0.3, )") +
+                                              model + R"(,
                     "damping": { "mass": 3, "stiffness": 0.001 } } ] })");
     const Real height = 0.16, expected = 0.5 * height;
     // The water level: the mean surface height over the columns at least two
@@ -114,10 +115,16 @@ TEST_SUITE("validation") {
   }
 
   TEST_CASE("coupled: Archimedes: a box of half the water's density floats at half its height") {
-    check_archimedes("linear");
+    check_archimedes(R"("element": "linear")");
   }
   TEST_CASE("coupled: quadratic elements: Archimedes: a box of half the water's density floats at half its height") {
-    check_archimedes("quadratic");
+    check_archimedes(R"("element": "quadratic")");
+  }
+  TEST_CASE("coupled: reduced rigid body (0 modes): Archimedes: a box of half the water's density floats at half its height") {
+    check_archimedes(R"("model": "reduced", "modes": 0)");
+  }
+  TEST_CASE("coupled: reduced body (6 modes): Archimedes: a box of half the water's density floats at half its height") {
+    check_archimedes(R"("model": "reduced", "modes": 6)");
   }
 
   TEST_CASE("coupled: buoyancy example: the light ball rises out and the heavy one reaches the floor - the neutral one does neither") {
