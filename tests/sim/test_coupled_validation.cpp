@@ -66,8 +66,9 @@ TEST_SUITE("validation") {
     check_neutral_cube("quadratic");
   }
 
-  // `model`: the solid's keys that choose its discretization, e.g. "element": "linear".
-  void check_archimedes(const std::string& model) {
+  // `model`: the solid's keys that choose its discretization, e.g. "element": "linear";
+  // `density` [kg/m^3]: the box floats at a draft of density / 1000 of its height.
+  void check_archimedes(const std::string& model, Real density = 500) {
     // A flat box (0.32 x 0.16 x 0.32 m): upright is its stable attitude. A cube of
     // half the water's density is not (metacentre below the centre of mass for
     // width / height < sqrt(1.5)); it tips onto an edge, where "draft = half the
@@ -77,10 +78,10 @@ TEST_SUITE("validation") {
       "time": { "fps": 30 },
       "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [0.8, 0.4, 0.8] } ] },
       "solids": [ { "name": "box", "mesh": { "type": "box", "min": [0.24, 0.36, 0.24], "max": [0.56, 0.52, 0.56], "cells": [4, 2, 4] },
-                    "density": 500, "youngs_modulus": 1e6, "poisson_ratio": 0.3, )") +
+                    "density": )") + std::to_string(density) + R"(, "youngs_modulus": 1e6, "poisson_ratio": 0.3, )" +
                                               model + R"(,
                     "damping": { "mass": 3, "stiffness": 0.001 } } ] })");
-    const Real height = 0.16, expected = 0.5 * height;
+    const Real height = 0.16, expected = density / 1000 * height;
     // The water level: the mean surface height over the columns at least two
     // cells away from the box's footprint; the draft: that level minus the
     // bottom of the box, taken from its centroid (robust to a slight tilt).
@@ -125,6 +126,13 @@ TEST_SUITE("validation") {
   }
   TEST_CASE("coupled: reduced body (6 modes): Archimedes: a box of half the water's density floats at half its height") {
     check_archimedes(R"("model": "reduced", "modes": 6)");
+  }
+  TEST_CASE("coupled: reduced body: Lu et al.'s buoyancy experiment: the submerged fraction is the density ratio") {
+    // Width / height 2: upright stays the stable attitude from 1/4 to 3/4 of the water's density.
+    for (const Real density : {250.0, 750.0}) {
+      CAPTURE(density);
+      check_archimedes(R"("model": "reduced", "modes": 6)", density);
+    }
   }
 
   TEST_CASE("coupled: buoyancy example: the light ball rises out and the heavy one reaches the floor - the neutral one does neither") {
