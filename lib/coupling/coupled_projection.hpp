@@ -57,7 +57,8 @@
 //    itself on its finest level) or for A11 (MIC, or IC as in the paper's
 //    ICPCG); see spd_preconditioner and the .cpp. U U^T is applied
 //    matrix-free (linsolve::solve_pcg with a low-rank term); the
-//    preconditioner sees F alone (the .cpp says why).
+//    preconditioner above sees F alone, and the span of U is deflated out of it
+//    (balancing two-level form, the .cpp's Deflation).
 //    alpha is static (the scene's, paper: 1e-3) or automatic, |b1| / |b2|, so
 //    neither block dominates the relative residual.
 //  - weak (alternating, for the paper's stability comparison): the liquid is

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "lib/core/error.hpp"
 #include "lib/io/vdb.hpp"
 #include "tests/support.hpp"
@@ -144,6 +146,44 @@ TEST_CASE("solids/*/element quadratic: fsicut runs it and writes the refined sur
   const test::RunResult bad = test::run_fsicut(dir, test::quoted((dir / "bad.json").string()) + " --validate");
   CHECK(bad.code == 65);
   CHECK(bad.err.find("/solids/0/element") != std::string::npos);
+}
+
+TEST_CASE("solids/*/model reduced: fsicut runs it end to end - OBJs - stats - the frequencies in --validate - a reduced body stays inside the walls" *
+          doctest::test_suite("app")) {
+  test::ScratchDir dir("outputs-reduced");
+  // No liquid: a reduced block thrown at the floor and the x wall, beside a full one.
+  const std::string scene = R"({ "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 }, "time": { "frames": 12 },
+      "solids": [ { "name": "toy", "model": "reduced", "modes": 4, "density": 500, "youngs_modulus": 1e5,
+                    "velocity": [2, -1, 0],
+                    "mesh": { "type": "box", "min": [0.5, 0.25, 0.25], "max": [0.875, 0.5, 0.5], "cells": [3, 2, 2] } },
+                  { "name": "crate", "density": 500,
+                    "mesh": { "type": "box", "min": [0.125, 0.5, 0.5], "max": [0.375, 0.75, 0.75], "cells": [2, 2, 2] } } ] })";
+  std::ofstream(dir / "scene.json") << scene;
+  const test::RunResult validate = test::run_fsicut(dir, test::quoted((dir / "scene.json").string()) + " --validate");
+  REQUIRE(validate.code == 0);
+  CHECK(validate.out.find("reduced   toy: free frame, 4 modes (dense), frequencies [Hz]") != std::string::npos);
+  REQUIRE(test::run_fsicut(dir, test::quoted((dir / "scene.json").string()) + " -q -o " +
+                                    test::quoted((dir / "out").string()))
+              .code == 0);
+  // The full surface every frame, the same topology as the mesh's boundary (4 x 3 x 3 nodes).
+  const std::size_t vertices = obj_vertices(test::read_file(dir / "out" / "toy.0000.obj")).size();
+  CHECK(vertices == 4 * 3 * 3 - 2);
+  for (const char* frame : {"0006", "0012"}) {
+    CAPTURE(frame);
+    const std::vector<Vec3> p = obj_vertices(test::read_file(dir / "out" / (std::string("toy.") + frame + ".obj")));
+    CHECK(p.size() == vertices);
+    for (const Vec3& x : p) CHECK((x.array() >= -1e-9).all());
+    for (const Vec3& x : p) CHECK((x.array() <= 1 + 1e-9).all());
+  }
+  std::ifstream stats(dir / "out" / "stats.jsonl");
+  std::string line, last;
+  while (std::getline(stats, line)) last = line;
+  const nlohmann::json j = nlohmann::json::parse(last);
+  CHECK(j["solids"][0]["modes"] == 4);
+  CHECK(j["solids"][0]["modal_energy"].get<double>() >= 0);
+  CHECK(j["solids"][0]["linear_momentum"].size() == 3);
+  CHECK_FALSE(j["solids"][1].contains("modes"));
+  CHECK(j["solids"][1]["angular_momentum"].size() == 3);
 }
 
 }  // namespace fsicut
