@@ -85,6 +85,12 @@ TEST_CASE("schema.json lists the keys and defaults the loader uses") {
   REQUIRE(!solid.contains("element"));
   REQUIRE(s.solids[0].element == scene::SolidDesc::Element::linear);
   solid["element"] = "linear";
+  // model and modes likewise: written only for a reduced solid.
+  REQUIRE(!solid.contains("model"));
+  REQUIRE(s.solids[0].model == scene::SolidDesc::Model::full);
+  REQUIRE(s.solids[0].modes == 10);
+  solid["model"] = "full";
+  solid["modes"] = 10;
   check_object("solid", defs["solid"]["properties"], solid);
   check_object("damping", defs["solid"]["properties"]["damping"]["properties"], solid["damping"]);
   check_object("transform", defs["transform"]["properties"], solid["mesh"]["transform"]);
