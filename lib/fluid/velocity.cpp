@@ -36,25 +36,40 @@ std::vector<Index> invalid_neighbours(const grid::Array3<Real>& u, const grid::A
 // The invalid faces with a valid neighbour, in increasing order. Rows of x in
 // parallel, neighbours by stride. Why not a loop over indices with coord():
 // its two integer divisions per face made this whole-grid scan most of the
-// extrapolation stage (measured, paper dam break 100^3).
+// extrapolation stage (measured, paper dam break 100^3). Why rows skipped and
+// lists per row: a row none of whose faces nor those of its four neighbouring
+// rows is valid has no such face, and in a sparsely filled tank that is most
+// rows (the per-face test of six neighbours and a serial collection over the
+// whole grid were 3 % of a substep's instructions at 0.5 % fill).
 std::vector<Index> next_to_valid(const grid::Array3<Real>& u, const grid::Array3<char>& valid) {
   const Vec3i n = u.size();
   const Index sy = n.x(), sz = static_cast<Index>(n.x()) * n.y();
-  std::vector<char> mark(static_cast<std::size_t>(u.count()), 0);
-  parallel_for(0, static_cast<Index>(n.y()) * n.z(), [&](Index row) {
+  const Index rows = static_cast<Index>(n.y()) * n.z();
+  std::vector<char> any_valid(static_cast<std::size_t>(rows));
+  parallel_for(0, rows, [&](Index row) {
+    const char* first = &valid[row * n.x()];
+    any_valid[static_cast<std::size_t>(row)] = std::any_of(first, first + n.x(), [](char v) { return v != 0; });
+  });
+  const auto valid_row = [&](int j, int k) {
+    return j >= 0 && j < n.y() && k >= 0 && k < n.z() && any_valid[static_cast<std::size_t>(j + n.y() * k)];
+  };
+  std::vector<std::vector<Index>> marked(static_cast<std::size_t>(rows));
+  parallel_for(0, rows, [&](Index row) {
     const int j = static_cast<int>(row % n.y()), k = static_cast<int>(row / n.y());
+    if (!valid_row(j, k) && !valid_row(j - 1, k) && !valid_row(j + 1, k) && !valid_row(j, k - 1) &&
+        !valid_row(j, k + 1))
+      return;
     const Index start = row * n.x();
     for (int i = 0; i < n.x(); ++i) {
       const Index idx = start + i;
       if (valid[idx]) continue;
-      mark[static_cast<std::size_t>(idx)] =
-          (i > 0 && valid[idx - 1]) || (i + 1 < n.x() && valid[idx + 1]) || (j > 0 && valid[idx - sy]) ||
-          (j + 1 < n.y() && valid[idx + sy]) || (k > 0 && valid[idx - sz]) || (k + 1 < n.z() && valid[idx + sz]);
+      if ((i > 0 && valid[idx - 1]) || (i + 1 < n.x() && valid[idx + 1]) || (j > 0 && valid[idx - sy]) ||
+          (j + 1 < n.y() && valid[idx + sy]) || (k > 0 && valid[idx - sz]) || (k + 1 < n.z() && valid[idx + sz]))
+        marked[static_cast<std::size_t>(row)].push_back(idx);
     }
   });
   std::vector<Index> out;
-  for (Index idx = 0; idx < u.count(); ++idx)
-    if (mark[static_cast<std::size_t>(idx)]) out.push_back(idx);
+  for (const std::vector<Index>& r : marked) out.insert(out.end(), r.begin(), r.end());
   return out;
 }
 

@@ -12,13 +12,28 @@ namespace {
 
 // Sweeps of the smoother before and after each coarse correction.
 constexpr int SWEEPS = 2;
-// Sweeps on the finest level of a lowered operator S = A - C. Why more: the
-// coarse levels are A's, and the smoother alone has to remove what C takes out
-// of A. Measured, Buoyancy balls under water (coupled (33), 1e-10), PCG
-// iterations at 50^3 / 100^3 / 128^3: 2 sweeps 23 / 19 / 33, 3 sweeps
-// 20 / 21 / 21, 4 sweeps 19 / 18 / 22 (each costing more); the paper dam break
-// at 100^3: 18 -> 15 with 3.
-constexpr int LOWERED_SWEEPS = 3;
+// Sweeps of S = A - C before and after the correction by A's whole V-cycle
+// (lowered_cycle). Each sweep and the residual call the lowering, a sparse
+// Cholesky solve of the solid block A_s (the cycle's dearest part: 2 k per
+// cycle for k sweeps). Why 1 around A's whole cycle: measured, coupled (33)
+// to 1e-10, one thread, the same system solved with each variant (min of 2-4
+// solves), PCG iterations / seconds per solve:
+//   variant (lowerings)               Buoyancy 100^3  Buoyancy 128^3  dam break 100^3
+//   3 S-sweeps, A's coarse levels (6)   21 / 1.61       25 / 3.07       15 / 0.387
+//   2 S-sweeps, A's coarse levels (4)   19 / 1.20       31 / 2.93       16 / 0.344
+//   1 S-sweep, A's coarse levels (2)    31 / 1.39                       21 / 0.327
+//   A's V-cycle alone (0)               32 / 1.65                       16 / 0.286
+//   1 S-sweep around A's V-cycle (2)    23 / 1.39       27 / 2.76       15 / 0.344
+//   2 S-sweeps around A's V-cycle (4)   20 / 1.41       25 / 3.03       14 / 0.368
+// (Buoyancy with its balls under the water, 400k / 831k unknowns; at 64^3 the
+// iterations are 20.5 / 27.5 / - / 38.5 / 24.5 / 19 and 15 / 16 / - / 16 / 15
+// / 14.) Two S-sweeps on A's coarse levels are fastest at 100^3 but need 31
+// iterations at 128^3; one S-sweep around A's V-cycle calls the lowering a
+// third as often as three sweeps did, keeps the iterations within 27, and
+// solves 10-14 % faster than three sweeps on every system above. (A's V-cycle
+// alone wins on the dam break, whose thin beam barely lowers S, and loses on
+// Buoyancy.)
+constexpr int LOWERED_SWEEPS = 1;
 // Any factor above 1/2 makes 2 M - A diagonally dominant (see the header).
 // Why 0.6: interior damping 1/1.2 = 0.83, near the optimum 6/7 for the 7-point
 // Laplacian; measured on a pool with a pillar (tests), PCG iterations to 1e-10
@@ -245,34 +260,52 @@ void Multigrid::cycle(std::size_t l, const Vector& b, Vector& x) const {
     return;
   }
   const Vector& m = level.inverse_smoother;
-  // The level's right side less C x (finest level with a lowering C): the
-  // smoother and residual of S = A - C are A's applied to b + C x.
-  const bool lowered = l == 0 && lowering_;
-  const auto shifted = [&]() -> const Vector& {
-    if (!lowered) return b;
-    lowering_(x, level.lowered);
-    for_rows(b.size(), [&](Index i) { level.lowered[i] += b[i]; });
-    return level.lowered;
-  };
   x.resize(b.size());
   for_rows(b.size(), [&](Index i) { x[i] = m[i] * b[i]; });
-  const int sweeps = lowered ? LOWERED_SWEEPS : SWEEPS;
-  for (int s = 1; s < sweeps; ++s) {
-    sweep(level.A, m, shifted(), x, level.scratch);
+  for (int s = 1; s < SWEEPS; ++s) {
+    sweep(level.A, m, b, x, level.scratch);
     x.swap(level.scratch);
   }
-  residual(level.A, shifted(), x, level.residual);
+  residual(level.A, b, x, level.residual);
   const Level& coarse = levels_[l + 1];
   multiply(level.restriction, level.residual, coarse.rhs);
   cycle(l + 1, coarse.rhs, coarse.x);
   multiply(level.prolongation, coarse.x, level.scratch);
   for_rows(x.size(), [&](Index i) { x[i] += level.scratch[i]; });
-  for (int s = 0; s < sweeps; ++s) {
-    sweep(level.A, m, shifted(), x, level.scratch);
+  for (int s = 0; s < SWEEPS; ++s) {
+    sweep(level.A, m, b, x, level.scratch);
     x.swap(level.scratch);
   }
 }
 
-void Multigrid::apply(const Vector& r, Vector& z) const { cycle(0, r, z); }
+void Multigrid::lowered_cycle(const Vector& b, Vector& x) const {
+  const Vector& m = levels_[0].inverse_smoother;
+  const SparseMatrix& A = levels_[0].A;
+  // b + C x: the sweeps and the residual of S = A - C are A's applied to it.
+  const auto shifted = [&]() -> const Vector& {
+    lowering_(x, shifted_);
+    for_rows(b.size(), [&](Index i) { shifted_[i] += b[i]; });
+    return shifted_;
+  };
+  x.resize(b.size());
+  for_rows(b.size(), [&](Index i) { x[i] = m[i] * b[i]; });
+  for (int s = 1; s < LOWERED_SWEEPS; ++s) {
+    sweep(A, m, shifted(), x, scratch_);
+    x.swap(scratch_);
+  }
+  residual(A, shifted(), x, residual_);
+  cycle(0, residual_, correction_);
+  for_rows(x.size(), [&](Index i) { x[i] += correction_[i]; });
+  for (int s = 0; s < LOWERED_SWEEPS; ++s) {
+    sweep(A, m, shifted(), x, scratch_);
+    x.swap(scratch_);
+  }
+}
+
+void Multigrid::apply(const Vector& r, Vector& z) const {
+  // A single level is A's exact inverse, which preconditions S without sweeps.
+  if (lowering_ && levels_.size() > 1) lowered_cycle(r, z);
+  else cycle(0, r, z);
+}
 
 }  // namespace fsicut::linsolve

@@ -19,9 +19,8 @@
 // 2 M - A is then strictly diagonally dominant, so every sweep converges in the
 // A-norm for any SPD A (no spectral estimate needed); on the 7-point Laplacian
 // it is Jacobi damped by 0.83. Two sweeps before and after the coarse
-// correction (three on the finest level of a lowered operator, below),
-// starting from zero, and an exact solve on the coarsest level make
-// the cycle a symmetric positive-definite operator for any SPD coarse
+// correction, starting from zero, and an exact solve on the coarsest level
+// make the cycle a symmetric positive-definite operator for any SPD coarse
 // operators: PCG stays valid. Every kernel is a row-parallel sparse product (no
 // triangular solve).
 #include <Eigen/Dense>
@@ -40,13 +39,15 @@ class Multigrid {
   // A: n x n SPD, both triangles stored. cells: n grid cells (coordinates >= 0),
   // cells[i] the one of unknown i, all distinct.
   Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells);
-  // The same for the operator S = A - C: the finest level smooths and takes its
-  // residuals with S, computing C x with `lowering`; A alone shapes the smoother
-  // and the coarse levels. C must be symmetric positive semi-definite and S
-  // positive definite: then 2 M - S = (2 M - A) + C is positive definite as
-  // well, every sweep still converges in the S-norm, and the cycle is an SPD
-  // preconditioner of S. Used for the pressure Schur complement of (33),
-  // A11 - J (Z1^-1 - A_s^-1) J^T (coupling/coupled_projection.cpp).
+  // The same for the operator S = A - C, computing C x with `lowering`: sweeps
+  // of S (A's smoother) before and after a correction of S's residual by A's
+  // whole V-cycle Q, the same number each side, starting from zero. C must be
+  // symmetric positive semi-definite and S positive definite: then 2 M - S =
+  // (2 M - A) + C is positive definite as well, every sweep converges in the
+  // S-norm, and the cycle (one sweep each side: 2 N - N S N + (I - N S) Q
+  // (I - S N), N = M^-1) is an SPD preconditioner of S for the SPD Q. Used for
+  // the pressure Schur complement of (33), A11 - J (Z1^-1 - A_s^-1) J^T
+  // (coupling/coupled_projection.cpp).
   Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells, LinearOperator lowering);
   // False when the coarsest level could not be factorized.
   bool ok() const { return ok_; }
@@ -60,11 +61,13 @@ class Multigrid {
     Vector inverse_smoother;   // 1 / M_ii
     SparseMatrix restriction;  // P^T to the next level
     SparseMatrix prolongation; // P from the next level
-    mutable Vector rhs, x, residual, scratch, lowered;  // workspace; rhs and x of the coarse levels only
+    mutable Vector rhs, x, residual, scratch;  // workspace; rhs and x of the coarse levels only
   };
   void cycle(std::size_t l, const Vector& b, Vector& x) const;
+  void lowered_cycle(const Vector& b, Vector& x) const;
   std::vector<Level> levels_;
   LinearOperator lowering_;
+  mutable Vector shifted_, scratch_, residual_, correction_;  // lowered_cycle's workspace
   Eigen::LDLT<Eigen::MatrixXd> coarsest_;
   bool ok_ = true;
 };
