@@ -42,7 +42,8 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
   const scene::Scene& scene = state.scene;
   StepReport report;
 
-  // 1. Update solid positions, x += dt v (34), and element rotations (Mueller & Gross 2004).
+  // 1. Update solid positions, x += dt v (34), and element rotations (Mueller & Gross 2004);
+  //    a reduced body's frame and modes, q += dt qdot, and its nodes from them (solid/reduced.hpp).
   {
     ScopedStage t(times, STAGE_SOLID_POSITIONS);
     for (std::size_t b = 0; b < state.solids.size(); ++b) {
