@@ -645,6 +645,10 @@ void update_particle_reach(SimState& state) {
       cutcell::particle_reach(liquid.grid, liquid.solid_phi, state.surfaces.distance, liquid.reach.cells, liquid.markers);
 }
 
+// The margin [cells] of the far-path test of stop_particles_at_solids: more
+// than the sqrt(3) dx a trilinear interpolation can be off a distance field.
+constexpr Real PATH_SKIP_CELLS = 2;
+
 Index stop_particles_at_solids(SimState& state, ParticlePaths& paths) {
   if (!state.liquid || state.surfaces.distance.empty()) return 0;
   fluid::Liquid& liquid = *state.liquid;
@@ -667,6 +671,14 @@ Index stop_particles_at_solids(SimState& state, ParticlePaths& paths) {
   parallel_for(0, start.cols(), [&](Index p) {
     const Vec3 s = start.col(p), e = liquid.markers.col(p);
     if (s == e) return;
+    // A path whose end is farther from every solid than the path is long meets
+    // none. solid_phi bounds the distance from below (exact at the nodes within
+    // the band, clamped beyond it), and its trilinear interpolation is within
+    // sqrt(3) dx of the node values' distance. Why: testing every particle
+    // against every surface was the leading cost of a tank with a dozen bodies
+    // (17 % of a substep).
+    if (grid::interpolate(g, liquid.solid_phi, grid::Sampling::node, e) > (e - s).norm() + PATH_SKIP_CELLS * g.dx)
+      return;
     levelset::SegmentHits first;
     const levelset::MeshDistance* by = nullptr;
     for (const levelset::MeshDistance& d : state.surfaces.distance) {
