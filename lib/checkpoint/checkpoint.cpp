@@ -316,6 +316,12 @@ void flatten(const json& j, const std::string& pointer, std::map<std::string, st
   }
 }
 
+// How many of the state's solids are reduced bodies (section REDU).
+std::uint32_t reduced_solids(const sim::SimState& state) {
+  return static_cast<std::uint32_t>(std::count_if(state.reduced.begin(), state.reduced.end(),
+                                                  [](const auto& r) { return r.has_value(); }));
+}
+
 }  // namespace
 
 std::uint64_t fnv1a(const char* data, std::size_t size) {
@@ -378,8 +384,7 @@ std::string encode(const sim::SimState& state, const Progress& progress) {
   }
 
   Writer reduced;
-  std::uint32_t reduced_count = 0;
-  for (std::size_t b = 0; b < state.solids.size(); ++b) reduced_count += sim::is_reduced(state, b) ? 1 : 0;
+  const std::uint32_t reduced_count = reduced_solids(state);
   reduced.u32(reduced_count);
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
     if (!sim::is_reduced(state, b)) continue;
@@ -497,8 +502,7 @@ void restore(const std::string& bytes, const std::string& file, sim::SimState& s
     solid::update_rotations(b);
   }
 
-  std::uint32_t reduced_count = 0;
-  for (std::size_t b = 0; b < state.solids.size(); ++b) reduced_count += sim::is_reduced(state, b) ? 1 : 0;
+  const std::uint32_t reduced_count = reduced_solids(state);
   if (reduced_count > 0) {
     if (all.count("REDU") == 0) mismatch(file, "the scene has reduced solids, the checkpoint none");
     Reader reduced = section(all, "REDU", file);

@@ -367,8 +367,7 @@ void add_reduced_bodies(const SimState& state, Real dt, const std::vector<Triple
     solid::advance_reduced_velocities(r.basis, c.free_state, dt,
                                       solid::gravity_forces(r.basis, state.scene.gravity));
     const Points v = solid::reduced_velocities(r.basis, c.free_state);
-    c.free_velocity = Eigen::Map<const linsolve::Vector>(v.data(), v.size());
-    out.system.fluid_rhs -= c.coupling * c.free_velocity;
+    out.system.fluid_rhs -= c.coupling * Eigen::Map<const linsolve::Vector>(v.data(), v.size());
 
     const solid::ImpulseResponseFactor f = solid::impulse_response_factor(r.basis, r.state, dt);
     const Eigen::MatrixXd L = Eigen::LLT<Eigen::MatrixXd>(f.D).matrixL();

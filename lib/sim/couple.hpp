@@ -83,7 +83,6 @@ struct ReducedCoupling {
   std::size_t body = 0;             // index in SimState::solids
   linsolve::SparseMatrix coupling;  // J_b, #active x 3 #nodes (all nodes, node-major) [m^2]
   solid::ReducedState free_state;   // the body's state after its velocity step without pressure
-  linsolve::Vector free_velocity;   // its nodal velocities v_free, 3 #nodes node-major [m/s]
 };
 
 // One substep's coupled system and where its unknowns come from.
