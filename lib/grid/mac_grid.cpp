@@ -56,12 +56,16 @@ MacVelocity make_velocity(const MacGrid& grid, Real value) {
   return u;
 }
 
-Stencil stencil(const MacGrid& grid, const Vec3i& n, Sampling s, const Vec3& x) {
-  const Vec3 g = (x - grid.origin) / grid.dx - sample_offset(s);
+namespace {
+
+// The stencil at g = (x - origin) / dx - offset [samples] on a lattice of n samples.
+Stencil stencil_at(const Vec3& g, const Vec3i& n) {
   Stencil out;
   for (int a = 0; a < 3; ++a) {
     const Real ga = std::clamp(g[a], Real(0), Real(n[a] - 1));
-    int i = static_cast<int>(std::floor(ga));
+    // ga >= 0, so truncation is the floor (without a libm call per axis; the
+    // interpolations below run several times per particle and face).
+    int i = static_cast<int>(ga);
     // A single sample along an axis, or x on the last sample: use the last cell.
     i = std::clamp(i, 0, std::max(n[a] - 2, 0));
     out.lo[a] = i;
@@ -71,23 +75,41 @@ Stencil stencil(const MacGrid& grid, const Vec3i& n, Sampling s, const Vec3& x) 
   return out;
 }
 
-Real interpolate(const MacGrid& grid, const Array3<Real>& f, Sampling s, const Vec3& x) {
-  const Stencil st = stencil(grid, f.size(), s, x);
-  const int i = st.lo.x(), j = st.lo.y(), k = st.lo.z();
-  const int i1 = st.hi.x(), j1 = st.hi.y(), k1 = st.hi.z();
+Real sample(const Array3<Real>& f, const Stencil& st) {
+  const Index base = f.index(st.lo.x(), st.lo.y(), st.lo.z());
+  const Index di = st.hi.x() - st.lo.x();
+  const Index dj = Index(st.hi.y() - st.lo.y()) * f.size().x();
+  const Index dk = Index(st.hi.z() - st.lo.z()) * f.size().x() * f.size().y();
   const Vec3& t = st.t;
-  const Real c00 = f(i, j, k) * (1 - t[0]) + f(i1, j, k) * t[0];
-  const Real c10 = f(i, j1, k) * (1 - t[0]) + f(i1, j1, k) * t[0];
-  const Real c01 = f(i, j, k1) * (1 - t[0]) + f(i1, j, k1) * t[0];
-  const Real c11 = f(i, j1, k1) * (1 - t[0]) + f(i1, j1, k1) * t[0];
+  const Real c00 = f[base] * (1 - t[0]) + f[base + di] * t[0];
+  const Real c10 = f[base + dj] * (1 - t[0]) + f[base + dj + di] * t[0];
+  const Real c01 = f[base + dk] * (1 - t[0]) + f[base + dk + di] * t[0];
+  const Real c11 = f[base + dk + dj] * (1 - t[0]) + f[base + dk + dj + di] * t[0];
   const Real c0 = c00 * (1 - t[1]) + c10 * t[1];
   const Real c1 = c01 * (1 - t[1]) + c11 * t[1];
   return c0 * (1 - t[2]) + c1 * t[2];
 }
 
+}  // namespace
+
+Stencil stencil(const MacGrid& grid, const Vec3i& n, Sampling s, const Vec3& x) {
+  return stencil_at((x - grid.origin) / grid.dx - sample_offset(s), n);
+}
+
+Real interpolate(const MacGrid& grid, const Array3<Real>& f, Sampling s, const Vec3& x) {
+  return sample(f, stencil(grid, f.size(), s, x));
+}
+
 Vec3 interpolate_velocity(const MacGrid& grid, const MacVelocity& u, const Vec3& x) {
-  return {interpolate(grid, u[0], Sampling::face_x, x), interpolate(grid, u[1], Sampling::face_y, x),
-          interpolate(grid, u[2], Sampling::face_z, x)};
+  // One division for the three components (the same numbers as three stencil() calls).
+  const Vec3 g = (x - grid.origin) / grid.dx;
+  Vec3 v;
+  for (int a = 0; a < 3; ++a) {
+    Vec3 offset = Vec3::Constant(0.5);
+    offset[a] = 0;
+    v[a] = sample(u[a], stencil_at(g - offset, u[a].size()));
+  }
+  return v;
 }
 
 // Dilates `mask` by `radius` cells in the Chebyshev metric: along each axis in
