@@ -16,4 +16,20 @@ void parallel_for(Index begin, Index end, F&& body) {
   for (Index i = begin; i < end; ++i) body(i);
 }
 
+// [0, rows) split into `count` contiguous ranges [begin(c), begin(c + 1)), one
+// per thread (a single one below min_parallel rows): for kernels that gather
+// per-thread buffers and then place them in order. each(body) calls body(c)
+// for every chunk c, in parallel.
+struct Chunks {
+  Index rows;
+  int count;
+  Chunks(Index n, Index min_parallel) : rows(n), count(n < min_parallel || threads() < 1 ? 1 : threads()) {}
+  Index begin(int c) const { return rows * c / count; }
+  template <class F>
+  void each(const F& body) const {
+    if (count == 1) body(0);
+    else parallel_for(0, count, [&](Index c) { body(static_cast<int>(c)); });
+  }
+};
+
 }  // namespace fsicut

@@ -16,6 +16,7 @@
 #include "lib/core/parallel.hpp"
 #include "lib/linsolve/bicgstab.hpp"
 #include "lib/linsolve/multigrid.hpp"
+#include "lib/linsolve/sparse.hpp"
 
 namespace fsicut::coupling {
 namespace {
@@ -49,7 +50,7 @@ SparseMatrix diagonal(const Vector& d) {
 
 // (X + X^T) / 2. Why: a product like J Z1^-1 J^T rounds (i, j) and (j, i)
 // differently; PCG and IC assume exact symmetry, and the tests check it.
-SparseMatrix symmetric_part(const SparseMatrix& x) { return 0.5 * SparseMatrix(x + SparseMatrix(x.transpose())); }
+SparseMatrix symmetric_part(const SparseMatrix& x) { return 0.5 * linsolve::sum(x, linsolve::transposed(x)); }
 
 SparseMatrix solid_matrix(const SolidBlock& s) { return SparseMatrix(diagonal(s.mass_term) + s.stiffness_term); }
 
@@ -120,22 +121,25 @@ linsolve::PcgSettings pcg_settings(const CoupledSettings& s) {
 // of a scene with several solids run side by side.
 class BlockCholesky {
  public:
-  // False when a block is not numerically positive definite.
-  bool compute(const SparseMatrix& A) {
-    const int n = static_cast<int>(A.rows());
-    start_ = {0};
-    int reach = 0;  // the farthest column of the rows so far
-    for (int i = 0; i < n; ++i) {
-      for (SparseMatrix::InnerIterator it(A, i); it; ++it) reach = std::max(reach, static_cast<int>(it.col()));
-      if (reach <= i) start_.push_back(i + 1);
-    }
-    factor_.clear();
-    for (std::size_t k = 0; k + 1 < start_.size(); ++k) {
-      const int s = start_[k], m = start_[k + 1] - s;
-      factor_.push_back(std::make_unique<Cholesky>(Eigen::SparseMatrix<Real>(A.block(s, s, m, m))));
-      if (factor_.back()->info() != Eigen::Success) return false;
-    }
-    return true;
+  // Factorizes A into this and B into `other`, every diagonal block of both
+  // in one parallel loop (two threads busy even for a single body: Z2 and A_s
+  // share a pattern and a size). False when a block of either is not
+  // numerically positive definite.
+  bool compute_pair(const SparseMatrix& A, BlockCholesky& other, const SparseMatrix& B) {
+    partition(A);
+    other.partition(B);
+    const Index blocks = static_cast<Index>(factor_.size());
+    const Index total = blocks + static_cast<Index>(other.factor_.size());
+    std::vector<char> ok(total, 0);
+    parallel_for(0, total, [&](Index k) {
+      BlockCholesky& f = k < blocks ? *this : other;
+      const SparseMatrix& M = k < blocks ? A : B;
+      const Index j = k < blocks ? k : k - blocks;
+      const int s = f.start_[j], m = f.start_[j + 1] - s;
+      f.factor_[j] = std::make_unique<Cholesky>(Eigen::SparseMatrix<Real>(M.block(s, s, m, m)));
+      ok[k] = f.factor_[j]->info() == Eigen::Success;
+    });
+    return std::all_of(ok.begin(), ok.end(), [](char c) { return c != 0; });
   }
   // x = A^-1 b (x is resized).
   void solve(const Vector& b, Vector& x) const { solve_pair(b, x, nullptr, nullptr); }
@@ -156,6 +160,19 @@ class BlockCholesky {
 
  private:
   using Cholesky = Eigen::SimplicialLLT<Eigen::SparseMatrix<Real>, Eigen::Lower, Eigen::AMDOrdering<int>>;
+  // The diagonal blocks of A: a block ends at row i when no row up to i
+  // reaches a column past i.
+  void partition(const SparseMatrix& A) {
+    const int n = static_cast<int>(A.rows());
+    start_ = {0};
+    int reach = 0;  // the farthest column of the rows so far
+    for (int i = 0; i < n; ++i) {
+      for (SparseMatrix::InnerIterator it(A, i); it; ++it) reach = std::max(reach, static_cast<int>(it.col()));
+      if (reach <= i) start_.push_back(i + 1);
+    }
+    factor_.clear();
+    factor_.resize(start_.size() - 1);
+  }
   std::vector<int> start_;
   std::vector<std::unique_ptr<Cholesky>> factor_;
 };
@@ -198,18 +215,18 @@ class SchurPreconditioner {
     const SparseMatrix& A = spd.matrix;
     if (nv_ > 0) {
       const Split z = split(sys.solid, sigma);
-      solid_ok_ = z2_.compute(z.z2) && solid_.compute(solid_matrix(sys.solid));
+      solid_ok_ = z2_.compute_pair(z.z2, solid_, solid_matrix(sys.solid));
       if (!solid_ok_) return;
       z1_inverse_ = z.z1_inverse;
     }
     if (np_ == 0) return;
-    SparseMatrix A11 = A.topLeftCorner(np_, np_);
+    SparseMatrix A11 = linsolve::leading_block(A, np_);
     if (nv_ == 0 || kind != linsolve::Preconditioner::multigrid ||
         static_cast<int>(sys.grid_cells.size()) != np_) {
       pressure_ = linsolve::make_preconditioner(kind, std::move(A11), sys.grid_cells);
     } else {
       J_ = sys.coupling;
-      Jt_ = sys.coupling.transpose();
+      Jt_ = linsolve::transposed(sys.coupling);
       // C x = J (Z1^-1 - A_s^-1) J^T x.
       const auto lowering = [this](const Vector& x, Vector& y) {
         jt_x_ = Jt_ * x;
@@ -405,7 +422,7 @@ SpdSystem spd_system(const CoupledSystem& sys, const CoupledSettings& settings) 
   // J Z1^-1 is J with its columns scaled.
   const SparseMatrix J_z1 = J * z.z1_inverse.asDiagonal();
   // F is exactly symmetric (assembled face by face), so only the product needs it.
-  const SparseMatrix A11 = sys.fluid + symmetric_part(SparseMatrix(J_z1 * J.transpose()));
+  const SparseMatrix A11 = linsolve::sum(sys.fluid, symmetric_part(SparseMatrix(J_z1 * J.transpose())));
   const SparseMatrix A12 = -(J_z1 * z.z2);
   const SparseMatrix A22 = symmetric_part(z.z2 + SparseMatrix(z.z2 * z.z1_inverse.asDiagonal() * z.z2));
   const Vector b1 = sys.fluid_rhs + J_z1 * w;
@@ -420,7 +437,7 @@ SpdSystem spd_system(const CoupledSystem& sys, const CoupledSettings& settings) 
                                    : CoupledSettings{}.alpha.value();
   const Real a = out.alpha;
 
-  out.matrix = blocks(A11, A12, SparseMatrix(A12.transpose()), A22, a);
+  out.matrix = blocks(A11, A12, linsolve::transposed(A12), A22, a);
   out.low_rank = sys.low_rank;
   out.rhs.resize(np + nv);
   out.rhs << b1, a * b2;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "lib/core/parallel.hpp"
+#include "lib/linsolve/sparse.hpp"
 
 namespace fsicut::linsolve {
 namespace {
@@ -109,40 +110,42 @@ Vector inverse_smoother(const SparseMatrix& A) {
 using Entries = std::vector<std::pair<int, Real>>;
 
 // A rows x cols matrix whose row r holds what make_row(r, entries) appends
-// (column, value; any order, repeated columns summed). Rows in parallel, in two
-// passes (lengths, then values) so nothing is allocated per row.
+// (column, value; any order, repeated columns summed). Each thread makes the
+// rows of its chunk once into its own buffer; the buffers are copied into
+// place once the row lengths are known. Why not two passes (lengths, then
+// values): making a row (sorting and merging its entries) was most of a
+// multigrid set-up, which runs every substep.
 template <class MakeRow>
 SparseMatrix build_rows(Index rows, Index cols, const MakeRow& make_row) {
-  const auto merged = [&](Index r, Entries& e) {
-    e.clear();
-    make_row(r, e);
-    std::sort(e.begin(), e.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::size_t out = 0;
-    for (std::size_t k = 0; k < e.size(); ++k) {
-      if (out > 0 && e[out - 1].first == e[k].first) e[out - 1].second += e[k].second;
-      else e[out++] = e[k];
-    }
-    e.resize(out);
-  };
-  SparseMatrix m(rows, cols);
+  const Chunks chunks(rows, PARALLEL_ROWS);
+  std::vector<Entries> staged(chunks.count);
   std::vector<int> length(rows);
-  for_rows(rows, [&](Index r) {
-    thread_local Entries e;
-    merged(r, e);
-    length[r] = static_cast<int>(e.size());
+  chunks.each([&](int c) {
+    Entries row, &out = staged[c];
+    for (Index r = chunks.begin(c); r < chunks.begin(c + 1); ++r) {
+      row.clear();
+      make_row(r, row);
+      std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      const std::size_t first = out.size();
+      for (const auto& e : row) {
+        if (out.size() > first && out.back().first == e.first) out.back().second += e.second;
+        else out.push_back(e);
+      }
+      length[r] = static_cast<int>(out.size() - first);
+    }
   });
+  SparseMatrix m(rows, cols);
   int* outer = m.outerIndexPtr();
   outer[0] = 0;
   for (Index r = 0; r < rows; ++r) outer[r + 1] = outer[r] + length[r];
   m.resizeNonZeros(outer[rows]);
   int* inner = m.innerIndexPtr();
   Real* value = m.valuePtr();
-  for_rows(rows, [&](Index r) {
-    thread_local Entries e;
-    merged(r, e);
-    for (std::size_t k = 0; k < e.size(); ++k) {
-      inner[outer[r] + k] = e[k].first;
-      value[outer[r] + k] = e[k].second;
+  chunks.each([&](int c) {
+    int k = outer[chunks.begin(c)];
+    for (const auto& e : staged[c]) {
+      inner[k] = e.first;
+      value[k++] = e.second;
     }
   });
   return m;
@@ -242,7 +245,7 @@ Multigrid::Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells) {
     std::vector<int> parent;
     std::vector<Vec3i> coarse = coarsen(level_cells, parent, fine.prolongation);
     if (coarse.size() == level_cells.size()) break;
-    fine.restriction = fine.prolongation.transpose();
+    fine.restriction = transposed(fine.prolongation);
     fine.inverse_smoother = inverse_smoother(fine.A);
     Level next;
     next.A = coarse_operator(fine.A, parent, static_cast<int>(coarse.size()));

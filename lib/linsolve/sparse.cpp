@@ -1,0 +1,126 @@
+#include "lib/linsolve/sparse.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "lib/core/parallel.hpp"
+
+namespace fsicut::linsolve {
+namespace {
+
+// Below this many rows a kernel runs on one thread: the work is shorter than
+// the fork and join (multigrid.cpp measured the same for its products).
+constexpr Index PARALLEL_ROWS = 16384;
+// Past every column: the end of a row in sum's merge.
+constexpr int NO_COLUMN = std::numeric_limits<int>::max();
+
+template <class F>
+void for_rows(Index n, const F& body) {
+  if (n < PARALLEL_ROWS) {
+    for (Index i = 0; i < n; ++i) body(i);
+  } else {
+    parallel_for(0, n, body);
+  }
+}
+
+// A rows x cols matrix from per-row lengths and a row filler: fill(r, inner,
+// value) writes row r's entries at the given positions.
+template <class Length, class Fill>
+SparseMatrix by_rows(Index rows, Index cols, const Length& length, const Fill& fill) {
+  SparseMatrix m(rows, cols);
+  std::vector<int> n(rows);
+  for_rows(rows, [&](Index r) { n[r] = length(r); });
+  int* outer = m.outerIndexPtr();
+  outer[0] = 0;
+  for (Index r = 0; r < rows; ++r) outer[r + 1] = outer[r] + n[r];
+  m.resizeNonZeros(outer[rows]);
+  int* inner = m.innerIndexPtr();
+  Real* value = m.valuePtr();
+  for_rows(rows, [&](Index r) { fill(r, inner + outer[r], value + outer[r]); });
+  return m;
+}
+
+}  // namespace
+
+SparseMatrix transposed(const SparseMatrix& A) {
+  // Each chunk of A's rows counts its entries per column, then scatters them to
+  // its own slice of every row of A^T: rows of A^T come out sorted by column.
+  const Chunks chunks(A.rows(), PARALLEL_ROWS);
+  const Index cols = A.cols();
+  const int* outer = A.outerIndexPtr();
+  const int* inner = A.innerIndexPtr();
+  const Real* value = A.valuePtr();
+  std::vector<std::vector<int>> next(chunks.count, std::vector<int>(cols, 0));
+  chunks.each([&](int c) {
+    for (int p = outer[chunks.begin(c)]; p < outer[chunks.begin(c + 1)]; ++p) ++next[c][inner[p]];
+  });
+  SparseMatrix t(cols, A.rows());
+  int* t_outer = t.outerIndexPtr();
+  int at = 0;
+  for (Index j = 0; j < cols; ++j) {
+    t_outer[j] = at;
+    for (int c = 0; c < chunks.count; ++c) {
+      const int n = next[c][j];
+      next[c][j] = at;
+      at += n;
+    }
+  }
+  t_outer[cols] = at;
+  t.resizeNonZeros(at);
+  int* t_inner = t.innerIndexPtr();
+  Real* t_value = t.valuePtr();
+  chunks.each([&](int c) {
+    std::vector<int>& slot = next[c];
+    for (Index r = chunks.begin(c); r < chunks.begin(c + 1); ++r)
+      for (int p = outer[r]; p < outer[r + 1]; ++p) {
+        const int k = slot[inner[p]]++;
+        t_inner[k] = static_cast<int>(r);
+        t_value[k] = value[p];
+      }
+  });
+  return t;
+}
+
+SparseMatrix sum(const SparseMatrix& A, const SparseMatrix& B) {
+  // Walks the two sorted rows together; fill writes what length counts.
+  const auto merge = [&](Index r, int* inner, Real* value) {
+    int p = A.outerIndexPtr()[r], q = B.outerIndexPtr()[r], n = 0;
+    const int p_end = A.outerIndexPtr()[r + 1], q_end = B.outerIndexPtr()[r + 1];
+    while (p < p_end || q < q_end) {
+      const int a = p < p_end ? A.innerIndexPtr()[p] : NO_COLUMN;
+      const int b = q < q_end ? B.innerIndexPtr()[q] : NO_COLUMN;
+      const int col = std::min(a, b);
+      // Eigen's sparse sum adds 0 to an entry of one side only.
+      const Real x = a == col ? A.valuePtr()[p++] : Real(0);
+      const Real y = b == col ? B.valuePtr()[q++] : Real(0);
+      if (inner) {
+        inner[n] = col;
+        value[n] = x + y;
+      }
+      ++n;
+    }
+    return n;
+  };
+  return by_rows(
+      A.rows(), A.cols(), [&](Index r) { return merge(r, nullptr, nullptr); },
+      [&](Index r, int* inner, Real* value) { merge(r, inner, value); });
+}
+
+SparseMatrix leading_block(const SparseMatrix& A, Index n) {
+  const int* outer = A.outerIndexPtr();
+  const int* inner = A.innerIndexPtr();
+  // Columns are sorted: the block's part of a row is its prefix below n.
+  const auto end = [&](Index r) {
+    return static_cast<int>(std::lower_bound(inner + outer[r], inner + outer[r + 1], n) - inner);
+  };
+  return by_rows(
+      n, n, [&](Index r) { return end(r) - outer[r]; },
+      [&](Index r, int* out_inner, Real* out_value) {
+        const int last = end(r);
+        std::copy(inner + outer[r], inner + last, out_inner);
+        std::copy(A.valuePtr() + outer[r], A.valuePtr() + last, out_value);
+      });
+}
+
+}  // namespace fsicut::linsolve
