@@ -15,6 +15,13 @@ constexpr Index PARALLEL_ROWS = 16384;
 // Past every column: the end of a row in sum's merge.
 constexpr int NO_COLUMN = std::numeric_limits<int>::max();
 
+// Row r's entries are [outer[r], row_end(A, r)): a matrix filled by insert()
+// and not compressed keeps room after each row's entries.
+int row_end(const SparseMatrix& A, Index r) {
+  const int* nonzeros = A.innerNonZeroPtr();
+  return nonzeros ? A.outerIndexPtr()[r] + nonzeros[r] : A.outerIndexPtr()[r + 1];
+}
+
 template <class F>
 void for_rows(Index n, const F& body) {
   if (n < PARALLEL_ROWS) {
@@ -53,7 +60,8 @@ SparseMatrix transposed(const SparseMatrix& A) {
   const Real* value = A.valuePtr();
   std::vector<std::vector<int>> next(chunks.count, std::vector<int>(cols, 0));
   chunks.each([&](int c) {
-    for (int p = outer[chunks.begin(c)]; p < outer[chunks.begin(c + 1)]; ++p) ++next[c][inner[p]];
+    for (Index r = chunks.begin(c); r < chunks.begin(c + 1); ++r)
+      for (int p = outer[r]; p < row_end(A, r); ++p) ++next[c][inner[p]];
   });
   SparseMatrix t(cols, A.rows());
   int* t_outer = t.outerIndexPtr();
@@ -73,7 +81,7 @@ SparseMatrix transposed(const SparseMatrix& A) {
   chunks.each([&](int c) {
     std::vector<int>& slot = next[c];
     for (Index r = chunks.begin(c); r < chunks.begin(c + 1); ++r)
-      for (int p = outer[r]; p < outer[r + 1]; ++p) {
+      for (int p = outer[r]; p < row_end(A, r); ++p) {
         const int k = slot[inner[p]]++;
         t_inner[k] = static_cast<int>(r);
         t_value[k] = value[p];
@@ -86,7 +94,7 @@ SparseMatrix sum(const SparseMatrix& A, const SparseMatrix& B) {
   // Walks the two sorted rows together; fill writes what length counts.
   const auto merge = [&](Index r, int* inner, Real* value) {
     int p = A.outerIndexPtr()[r], q = B.outerIndexPtr()[r], n = 0;
-    const int p_end = A.outerIndexPtr()[r + 1], q_end = B.outerIndexPtr()[r + 1];
+    const int p_end = row_end(A, r), q_end = row_end(B, r);
     while (p < p_end || q < q_end) {
       const int a = p < p_end ? A.innerIndexPtr()[p] : NO_COLUMN;
       const int b = q < q_end ? B.innerIndexPtr()[q] : NO_COLUMN;
@@ -112,7 +120,7 @@ SparseMatrix leading_block(const SparseMatrix& A, Index n) {
   const int* inner = A.innerIndexPtr();
   // Columns are sorted: the block's part of a row is its prefix below n.
   const auto end = [&](Index r) {
-    return static_cast<int>(std::lower_bound(inner + outer[r], inner + outer[r + 1], n) - inner);
+    return static_cast<int>(std::lower_bound(inner + outer[r], inner + row_end(A, r), n) - inner);
   };
   return by_rows(
       n, n, [&](Index r) { return end(r) - outer[r]; },

@@ -57,6 +57,15 @@ TEST_CASE("sparse: transposed, sum and leading_block are Eigen's matrices bit fo
     CHECK(identical(leading_block(A, n), SparseMatrix(A.topLeftCorner(n, n))));
     CHECK(identical(leading_block(A, std::min(rows, cols)),
                     SparseMatrix(A.topLeftCorner(std::min(rows, cols), std::min(rows, cols)))));
+    // Not compressed (as insert() leaves a matrix): room after each row's entries.
+    SparseMatrix U = A;
+    U.uncompress();
+    U.insert(rows - 1, cols - 1) = 3.0;
+    REQUIRE(!U.isCompressed());
+    CHECK(identical(transposed(U), SparseMatrix(U.transpose())));
+    CHECK(identical(sum(U, B), SparseMatrix(U + B)));
+    CHECK(identical(sum(B, U), SparseMatrix(B + U)));
+    CHECK(identical(leading_block(U, n), SparseMatrix(U.topLeftCorner(n, n))));
   }
 }
 
