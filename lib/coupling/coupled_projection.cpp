@@ -225,16 +225,25 @@ class SchurPreconditioner {
         static_cast<int>(sys.grid_cells.size()) != np_) {
       pressure_ = linsolve::make_preconditioner(kind, std::move(A11), sys.grid_cells);
     } else {
-      J_ = sys.coupling;
-      Jt_ = linsolve::transposed(sys.coupling);
-      // C x = J (Z1^-1 - A_s^-1) J^T x.
+      // C x = J (Z1^-1 - A_s^-1) J^T x on the rows of J with entries (the
+      // cells the solids' surfaces cross), J_ those rows.
+      std::vector<int> wet;
+      for (int r = 0; r < sys.coupling.outerSize(); ++r)
+        if (SparseMatrix::InnerIterator(sys.coupling, r)) wet.push_back(r);
+      J_.resize(static_cast<Index>(wet.size()), nv_);
+      std::vector<Eigen::Triplet<Real, int>> t;
+      for (std::size_t k = 0; k < wet.size(); ++k)
+        for (SparseMatrix::InnerIterator it(sys.coupling, wet[k]); it; ++it)
+          t.emplace_back(static_cast<int>(k), static_cast<int>(it.col()), it.value());
+      J_.setFromTriplets(t.begin(), t.end());
+      Jt_ = linsolve::transposed(J_);
       const auto lowering = [this](const Vector& x, Vector& y) {
         jt_x_ = Jt_ * x;
         solid_.solve(jt_x_, lowering_);
         lowering_ = z1_inverse_.cwiseProduct(jt_x_) - lowering_;
         y = J_ * lowering_;
       };
-      auto mg = std::make_shared<linsolve::Multigrid>(std::move(A11), sys.grid_cells, lowering);
+      auto mg = std::make_shared<linsolve::Multigrid>(std::move(A11), sys.grid_cells, lowering, std::move(wet));
       if (mg->ok()) pressure_ = [mg](const Vector& r, Vector& z) { mg->apply(r, z); };
     }
     if (nv_ > 0) {
@@ -283,7 +292,7 @@ class SchurPreconditioner {
   BlockCholesky z2_, solid_;                // of Z2 and A_s
   Vector z1_inverse_;
   SparseMatrix A12_, A21_;                  // alpha A12, alpha A21
-  SparseMatrix J_, Jt_;                     // for multigrid's lowering
+  SparseMatrix J_, Jt_;                     // J's rows with entries, and J_^T: multigrid's lowering
   mutable Vector w_, r1_, r2_, z1_, solid_x_, jt_x_, lowering_;
 };
 

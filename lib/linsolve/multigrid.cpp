@@ -234,6 +234,13 @@ Multigrid::Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells, LinearOper
   lowering_ = std::move(lowering);
 }
 
+Multigrid::Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells, LinearOperator lowering,
+                     std::vector<int> support)
+    : Multigrid(std::move(A), cells, std::move(lowering)) {
+  support_ = std::move(support);
+  all_rows_ = false;
+}
+
 Multigrid::Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells) {
   // Reserved: a reallocation would copy every level's matrices.
   levels_.reserve(MAX_LEVELS);
@@ -286,8 +293,18 @@ void Multigrid::lowered_cycle(const Vector& b, Vector& x) const {
   const SparseMatrix& A = levels_[0].A;
   // b + C x: the sweeps and the residual of S = A - C are A's applied to it.
   const auto shifted = [&]() -> const Vector& {
-    lowering_(x, shifted_);
-    for_rows(b.size(), [&](Index i) { shifted_[i] += b[i]; });
+    if (all_rows_) {
+      lowering_(x, shifted_);
+      for_rows(b.size(), [&](Index i) { shifted_[i] += b[i]; });
+      return shifted_;
+    }
+    if (support_.empty()) return b;
+    const Index k = static_cast<Index>(support_.size());
+    on_support_.resize(k);
+    for (Index s = 0; s < k; ++s) on_support_[s] = x[support_[s]];
+    lowering_(on_support_, lowered_);
+    shifted_ = b;
+    for (Index s = 0; s < k; ++s) shifted_[support_[s]] += lowered_[s];
     return shifted_;
   };
   x.resize(b.size());

@@ -49,6 +49,13 @@ class Multigrid {
   // the pressure Schur complement of (33), A11 - J (Z1^-1 - A_s^-1) J^T
   // (coupling/coupled_projection.cpp).
   Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells, LinearOperator lowering);
+  // The same when C vanishes outside the rows and columns `support` (distinct,
+  // ascending): `lowering` then maps x on the support (#support) to C x there
+  // (#support). Why: C = J (Z1^-1 - A_s^-1) J^T lives on the cells the solids'
+  // surfaces cross, a few percent of the unknowns, and a full-length product
+  // per call was most of the lowering's cost; with an empty support (dry
+  // solids) C is zero and nothing is called.
+  Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells, LinearOperator lowering, std::vector<int> support);
   // False when the coarsest level could not be factorized.
   bool ok() const { return ok_; }
   int levels() const { return static_cast<int>(levels_.size()); }
@@ -67,7 +74,9 @@ class Multigrid {
   void lowered_cycle(const Vector& b, Vector& x) const;
   std::vector<Level> levels_;
   LinearOperator lowering_;
-  mutable Vector shifted_, scratch_, residual_, correction_;  // lowered_cycle's workspace
+  std::vector<int> support_;  // of C; empty with all_rows_: every row
+  bool all_rows_ = true;
+  mutable Vector shifted_, scratch_, residual_, correction_, on_support_, lowered_;  // lowered_cycle's workspace
   Eigen::LDLT<Eigen::MatrixXd> coarsest_;
   bool ok_ = true;
 };
