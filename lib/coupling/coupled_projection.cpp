@@ -431,9 +431,10 @@ SpdSystem spd_system(const CoupledSystem& sys, const CoupledSettings& settings) 
   // J Z1^-1 is J with its columns scaled.
   const SparseMatrix J_z1 = J * z.z1_inverse.asDiagonal();
   // F is exactly symmetric (assembled face by face), so only the product needs it.
-  const SparseMatrix A11 = linsolve::sum(sys.fluid, symmetric_part(SparseMatrix(J_z1 * J.transpose())));
-  const SparseMatrix A12 = -(J_z1 * z.z2);
-  const SparseMatrix A22 = symmetric_part(z.z2 + SparseMatrix(z.z2 * z.z1_inverse.asDiagonal() * z.z2));
+  const SparseMatrix A11 = linsolve::sum(sys.fluid, symmetric_part(linsolve::product(J_z1, linsolve::transposed(J))));
+  const SparseMatrix A12 = -linsolve::product(J_z1, z.z2);
+  const SparseMatrix A22 =
+      symmetric_part(linsolve::sum(z.z2, linsolve::product(SparseMatrix(z.z2 * z.z1_inverse.asDiagonal()), z.z2)));
   const Vector b1 = sys.fluid_rhs + J_z1 * w;
   const Vector b2 = -(z.z2 * z.z1_inverse.cwiseProduct(w));
 

@@ -12,6 +12,8 @@ namespace {
 // Below this many rows a kernel runs on one thread: the work is shorter than
 // the fork and join (multigrid.cpp measured the same for its products).
 constexpr Index PARALLEL_ROWS = 16384;
+// Products with fewer entries in both factors run on one thread.
+constexpr Index PARALLEL_ENTRIES = 20000;
 // Past every column: the end of a row in sum's merge.
 constexpr int NO_COLUMN = std::numeric_limits<int>::max();
 
@@ -113,6 +115,56 @@ SparseMatrix sum(const SparseMatrix& A, const SparseMatrix& B) {
   return by_rows(
       A.rows(), A.cols(), [&](Index r) { return merge(r, nullptr, nullptr); },
       [&](Index r, int* inner, Real* value) { merge(r, inner, value); });
+}
+
+SparseMatrix product(const SparseMatrix& A, const SparseMatrix& B) {
+  // Gustavson's row-by-row product: each chunk of A's rows accumulates a row
+  // into a dense row of B.cols() values, then stages its sorted entries. The
+  // split follows the work (A's rows are short, B's long for J Z1^-1 J^T;
+  // both short for the solid blocks, but there are many entries per row).
+  const Index rows = A.rows(), cols = B.cols();
+  const Chunks chunks(rows, A.nonZeros() + B.nonZeros() < PARALLEL_ENTRIES ? rows + 1 : 0);
+  std::vector<std::vector<std::pair<int, Real>>> staged(chunks.count);
+  std::vector<int> length(rows);
+  chunks.each([&](int c) {
+    std::vector<Real> sum(cols);
+    std::vector<Index> seen(cols, -1);  // the last row that touched a column
+    std::vector<int> touched;
+    auto& out = staged[c];
+    for (Index r = chunks.begin(c); r < chunks.begin(c + 1); ++r) {
+      touched.clear();
+      for (int p = A.outerIndexPtr()[r]; p < row_end(A, r); ++p) {
+        const int k = A.innerIndexPtr()[p];
+        const Real a = A.valuePtr()[p];
+        for (int q = B.outerIndexPtr()[k]; q < row_end(B, k); ++q) {
+          const int j = B.innerIndexPtr()[q];
+          if (seen[j] != r) {
+            seen[j] = r;
+            touched.push_back(j);
+            sum[j] = B.valuePtr()[q] * a;
+          } else {
+            sum[j] += B.valuePtr()[q] * a;
+          }
+        }
+      }
+      std::sort(touched.begin(), touched.end());
+      for (int j : touched) out.emplace_back(j, sum[j]);
+      length[r] = static_cast<int>(touched.size());
+    }
+  });
+  SparseMatrix m(rows, cols);
+  int* outer = m.outerIndexPtr();
+  outer[0] = 0;
+  for (Index r = 0; r < rows; ++r) outer[r + 1] = outer[r] + length[r];
+  m.resizeNonZeros(outer[rows]);
+  chunks.each([&](int c) {
+    int k = outer[chunks.begin(c)];
+    for (const auto& [j, v] : staged[c]) {
+      m.innerIndexPtr()[k] = j;
+      m.valuePtr()[k++] = v;
+    }
+  });
+  return m;
 }
 
 SparseMatrix leading_block(const SparseMatrix& A, Index n) {

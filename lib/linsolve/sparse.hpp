@@ -16,6 +16,10 @@ SparseMatrix transposed(const SparseMatrix& A);
 // an entry in one matrix only is summed with 0 as Eigen does.
 SparseMatrix sum(const SparseMatrix& A, const SparseMatrix& B);
 
+// A B (A.cols() == B.rows()): Eigen's SparseMatrix(A * B) (each entry
+// summed over k in ascending order, the first term assigned; rows sorted).
+SparseMatrix product(const SparseMatrix& A, const SparseMatrix& B);
+
 // The leading n x n block of A (n <= rows, cols): Eigen's A.topLeftCorner(n, n).
 SparseMatrix leading_block(const SparseMatrix& A, Index n);
 

@@ -45,7 +45,7 @@ bool identical(const SparseMatrix& a, const SparseMatrix& b) {
 
 // Sizes on both sides of the kernels' one-thread threshold (16384 rows), so
 // the chunked parallel paths run too.
-TEST_CASE("sparse: transposed, sum and leading_block are Eigen's matrices bit for bit") {
+TEST_CASE("sparse: transposed, sum, product and leading_block are Eigen's matrices bit for bit") {
   for (const auto& [rows, cols] : {std::pair{300, 200}, std::pair{40000, 25000}, std::pair{20000, 50000}}) {
     CAPTURE(rows);
     CAPTURE(cols);
@@ -53,6 +53,10 @@ TEST_CASE("sparse: transposed, sum and leading_block are Eigen's matrices bit fo
     CHECK(identical(transposed(A), SparseMatrix(A.transpose())));
     CHECK(identical(sum(A, B), SparseMatrix(A + B)));
     CHECK(identical(sum(B, SparseMatrix(rows, cols)), SparseMatrix(B + SparseMatrix(rows, cols))));
+    const SparseMatrix C = random_matrix(cols, 700, 4, 3);
+    CHECK(identical(product(A, C), SparseMatrix(A * C)));
+    CHECK(identical(product(A, transposed(B)), SparseMatrix(A * B.transpose())));
+    CHECK(identical(product(transposed(B), A), SparseMatrix(B.transpose() * A)));
     const Index n = std::min(rows, cols) / 2;
     CHECK(identical(leading_block(A, n), SparseMatrix(A.topLeftCorner(n, n))));
     CHECK(identical(leading_block(A, std::min(rows, cols)),
@@ -66,6 +70,7 @@ TEST_CASE("sparse: transposed, sum and leading_block are Eigen's matrices bit fo
     CHECK(identical(sum(U, B), SparseMatrix(U + B)));
     CHECK(identical(sum(B, U), SparseMatrix(B + U)));
     CHECK(identical(leading_block(U, n), SparseMatrix(U.topLeftCorner(n, n))));
+    CHECK(identical(product(U, C), SparseMatrix(U * C)));
   }
 }
 
