@@ -66,29 +66,12 @@ void for_rows(Index n, const F& body) {
   }
 }
 
-using SingleMatrix = RowMajorMatrix<float>;
-
-// A in single precision, rows in parallel.
-SingleMatrix to_single(const SparseMatrix& A) {
-  SingleMatrix m(A.rows(), A.cols());
-  m.resizeNonZeros(A.nonZeros());
-  std::copy(A.outerIndexPtr(), A.outerIndexPtr() + A.rows() + 1, m.outerIndexPtr());
-  const int* outer = A.outerIndexPtr();
-  for_rows(A.rows(), [&](Index i) {
-    for (int p = outer[i]; p < outer[i + 1]; ++p) {
-      m.innerIndexPtr()[p] = A.innerIndexPtr()[p];
-      m.valuePtr()[p] = static_cast<float>(A.valuePtr()[p]);
-    }
-  });
-  return m;
-}
-
 // Calls out(i, (A x)_i) for every row i.
 template <class Out>
-void for_each_product(const SingleMatrix& A, const Vector& x, const Out& out) {
+void for_each_product(const SparseMatrix& A, const Vector& x, const Out& out) {
   const int* outer = A.outerIndexPtr();
   const int* inner = A.innerIndexPtr();
-  const float* value = A.valuePtr();
+  const Real* value = A.valuePtr();
   for_rows(A.rows(), [&](Index i) {
     Real s = 0;
     for (int p = outer[i]; p < outer[i + 1]; ++p) s += value[p] * x[inner[p]];
@@ -97,29 +80,28 @@ void for_each_product(const SingleMatrix& A, const Vector& x, const Out& out) {
 }
 
 // y = A x.
-void multiply(const SingleMatrix& A, const Vector& x, Vector& y) {
+void multiply(const SparseMatrix& A, const Vector& x, Vector& y) {
   y.resize(A.rows());
   for_each_product(A, x, [&](Index i, Real ax) { y[i] = ax; });
 }
 
 // y = x + m .* (b - A x): one Jacobi sweep.
-void sweep(const SingleMatrix& A, const Vector& m, const Vector& b, const Vector& x, Vector& y) {
+void sweep(const SparseMatrix& A, const Vector& m, const Vector& b, const Vector& x, Vector& y) {
   y.resize(A.rows());
   for_each_product(A, x, [&](Index i, Real ax) { y[i] = x[i] + m[i] * (b[i] - ax); });
 }
 
 // r = b - A x.
-void residual(const SingleMatrix& A, const Vector& b, const Vector& x, Vector& r) {
+void residual(const SparseMatrix& A, const Vector& b, const Vector& x, Vector& r) {
   r.resize(A.rows());
   for_each_product(A, x, [&](Index i, Real ax) { r[i] = b[i] - ax; });
 }
 
-template <class Matrix>
-Vector inverse_smoother(const Matrix& A) {
+Vector inverse_smoother(const SparseMatrix& A) {
   Vector m(A.rows());
   for_rows(A.rows(), [&](Index i) {
     Real sum = 0;
-    for (typename Matrix::InnerIterator it(A, i); it; ++it) sum += std::abs(Real(it.value()));
+    for (SparseMatrix::InnerIterator it(A, i); it; ++it) sum += std::abs(it.value());
     m[i] = 1 / (SMOOTHER_SCALE * sum);
   });
   return m;
@@ -134,7 +116,7 @@ using Entries = std::vector<std::pair<int, Real>>;
 // values): making a row (sorting and merging its entries) was most of a
 // multigrid set-up, which runs every substep.
 template <class MakeRow>
-SingleMatrix build_rows(Index rows, Index cols, const MakeRow& make_row) {
+SparseMatrix build_rows(Index rows, Index cols, const MakeRow& make_row) {
   const Chunks chunks(rows, PARALLEL_ROWS);
   std::vector<Entries> staged(chunks.count);
   std::vector<int> length(rows);
@@ -152,18 +134,18 @@ SingleMatrix build_rows(Index rows, Index cols, const MakeRow& make_row) {
       length[r] = static_cast<int>(out.size() - first);
     }
   });
-  SingleMatrix m(rows, cols);
+  SparseMatrix m(rows, cols);
   int* outer = m.outerIndexPtr();
   outer[0] = 0;
   for (Index r = 0; r < rows; ++r) outer[r + 1] = outer[r] + length[r];
   m.resizeNonZeros(outer[rows]);
   int* inner = m.innerIndexPtr();
-  float* value = m.valuePtr();
+  Real* value = m.valuePtr();
   chunks.each([&](int c) {
     int k = outer[chunks.begin(c)];
     for (const auto& e : staged[c]) {
       inner[k] = e.first;
-      value[k++] = static_cast<float>(e.second);
+      value[k++] = e.second;
     }
   });
   return m;
@@ -171,7 +153,7 @@ SingleMatrix build_rows(Index rows, Index cols, const MakeRow& make_row) {
 
 // The parents of `cells` (numbered in grid order, x fastest), each cell's
 // parent, and the trilinear prolongation from the parents; returns the parents.
-std::vector<Vec3i> coarsen(const std::vector<Vec3i>& cells, std::vector<int>& parent_of, SingleMatrix& prolongation) {
+std::vector<Vec3i> coarsen(const std::vector<Vec3i>& cells, std::vector<int>& parent_of, SparseMatrix& prolongation) {
   Vec3i lo = Vec3i::Constant(std::numeric_limits<int>::max()), hi = Vec3i::Constant(0);
   for (const Vec3i& c : cells) {
     lo = lo.cwiseMin(Vec3i(c / 2));
@@ -231,7 +213,7 @@ std::vector<Vec3i> coarsen(const std::vector<Vec3i>& cells, std::vector<int>& pa
 // on the coarse grid has 2 (a face weight scales with the cell size in 3-D,
 // A being an energy ~ integral |grad p|^2), as in McAdams et al.'s
 // rediscretized coarse levels. It is SPD for SPD A (Q has full column rank).
-SingleMatrix coarse_operator(const SingleMatrix& A, const std::vector<int>& parent, int coarse_size) {
+SparseMatrix coarse_operator(const SparseMatrix& A, const std::vector<int>& parent, int coarse_size) {
   // The children of each coarse cell, by a counting sort of `parent`.
   std::vector<int> first(coarse_size + 1, 0), children(parent.size());
   for (int p : parent) ++first[p + 1];
@@ -240,8 +222,8 @@ SingleMatrix coarse_operator(const SingleMatrix& A, const std::vector<int>& pare
   for (std::size_t i = 0; i < parent.size(); ++i) children[next[parent[i]]++] = static_cast<int>(i);
   return build_rows(coarse_size, coarse_size, [&](Index c, Entries& row) {
     for (int k = first[c]; k < first[c + 1]; ++k)
-      for (SingleMatrix::InnerIterator it(A, children[k]); it; ++it)
-        row.emplace_back(parent[it.col()], Real(0.5) * Real(it.value()));
+      for (SparseMatrix::InnerIterator it(A, children[k]); it; ++it)
+        row.emplace_back(parent[it.col()], Real(0.5) * it.value());
   });
 }
 
@@ -264,22 +246,20 @@ Multigrid::Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells) {
   levels_.reserve(MAX_LEVELS);
   std::vector<Vec3i> level_cells = cells;
   levels_.emplace_back();
-  levels_.back().A = to_single(A);
-  levels_.back().inverse_smoother = inverse_smoother(A);
-  A = SparseMatrix();  // the single-precision copy is the finest level now
+  levels_.back().A = std::move(A);
   while (levels_.back().A.rows() > COARSEST_UNKNOWNS && static_cast<int>(levels_.size()) < MAX_LEVELS) {
     Level& fine = levels_.back();
     std::vector<int> parent;
     std::vector<Vec3i> coarse = coarsen(level_cells, parent, fine.prolongation);
     if (coarse.size() == level_cells.size()) break;
     fine.restriction = transposed(fine.prolongation);
+    fine.inverse_smoother = inverse_smoother(fine.A);
     Level next;
     next.A = coarse_operator(fine.A, parent, static_cast<int>(coarse.size()));
-    next.inverse_smoother = inverse_smoother(next.A);
     levels_.push_back(std::move(next));
     level_cells = std::move(coarse);
   }
-  coarsest_.compute(Eigen::MatrixXd(Eigen::SparseMatrix<Real>(levels_.back().A.cast<Real>())));
+  coarsest_.compute(Eigen::MatrixXd(levels_.back().A));
   ok_ = coarsest_.info() == Eigen::Success && coarsest_.isPositive();
 }
 
@@ -310,7 +290,7 @@ void Multigrid::cycle(std::size_t l, const Vector& b, Vector& x) const {
 
 void Multigrid::lowered_cycle(const Vector& b, Vector& x) const {
   const Vector& m = levels_[0].inverse_smoother;
-  const SingleMatrix& A = levels_[0].A;
+  const SparseMatrix& A = levels_[0].A;
   // b + C x: the sweeps and the residual of S = A - C are A's applied to it.
   const auto shifted = [&]() -> const Vector& {
     if (all_rows_) {

@@ -23,26 +23,11 @@
 // make the cycle a symmetric positive-definite operator for any SPD coarse
 // operators: PCG stays valid. Every kernel is a row-parallel sparse product (no
 // triangular solve).
-//
-// Precision: the levels' matrices (A, P, P^T) are stored in single precision,
-// the vectors, the smoother's diagonal and the coarsest factorization are
-// double. Why: a cycle reads the finest matrix about eight times, and a
-// nonzero shrinks from 12 to 8 bytes. The cycle is still exactly a symmetric
-// operator: the stored A rounds a_ij and a_ji alike, P^T is P's exact
-// transpose, and each coarse entry is a short sum of single-precision values,
-// exact in double before its one rounding, so (c, d) and (d, c) agree. It
-// preconditions a matrix within 6e-8 of A: measured, the same PCG iterations
-// (pool tests 11 / 14 at 16^3 / 32^3; paper dam break 100^3 15, Buoyancy balls
-// under water 25) and 12-16 % less time per iteration (100^3, 2 threads: 8.9
-// -> 7.8-8.2 ms, 26.1-27.0 -> 22.0-22.6 ms). An all-single cycle (vectors
-// too) needed more iterations (pool 32^3: 15; dam break 100^3: 17 for 16.5)
-// and measured no faster per iteration than this one.
 #include <Eigen/Dense>
 #include <functional>
 #include <vector>
 
 #include "lib/linsolve/pcg.hpp"
-#include "lib/linsolve/sparse.hpp"
 
 namespace fsicut::linsolve {
 
@@ -78,12 +63,11 @@ class Multigrid {
   void apply(const Vector& r, Vector& z) const;
 
  private:
-  using SingleMatrix = RowMajorMatrix<float>;
   struct Level {
-    SingleMatrix A;            // this level's operator, single precision
+    SparseMatrix A;
     Vector inverse_smoother;   // 1 / M_ii
-    SingleMatrix restriction;  // P^T to the next level
-    SingleMatrix prolongation; // P from the next level
+    SparseMatrix restriction;  // P^T to the next level
+    SparseMatrix prolongation; // P from the next level
     mutable Vector rhs, x, residual, scratch;  // workspace; rhs and x of the coarse levels only
   };
   void cycle(std::size_t l, const Vector& b, Vector& x) const;

@@ -19,8 +19,7 @@ constexpr int NO_COLUMN = std::numeric_limits<int>::max();
 
 // Row r's entries are [outer[r], row_end(A, r)): a matrix filled by insert()
 // and not compressed keeps room after each row's entries.
-template <class Matrix>
-int row_end(const Matrix& A, Index r) {
+int row_end(const SparseMatrix& A, Index r) {
   const int* nonzeros = A.innerNonZeroPtr();
   return nonzeros ? A.outerIndexPtr()[r] + nonzeros[r] : A.outerIndexPtr()[r + 1];
 }
@@ -53,21 +52,20 @@ SparseMatrix by_rows(Index rows, Index cols, const Length& length, const Fill& f
 
 }  // namespace
 
-template <class Scalar>
-RowMajorMatrix<Scalar> transposed(const RowMajorMatrix<Scalar>& A) {
+SparseMatrix transposed(const SparseMatrix& A) {
   // Each chunk of A's rows counts its entries per column, then scatters them to
   // its own slice of every row of A^T: rows of A^T come out sorted by column.
   const Chunks chunks(A.rows(), PARALLEL_ROWS);
   const Index cols = A.cols();
   const int* outer = A.outerIndexPtr();
   const int* inner = A.innerIndexPtr();
-  const Scalar* value = A.valuePtr();
+  const Real* value = A.valuePtr();
   std::vector<std::vector<int>> next(chunks.count, std::vector<int>(cols, 0));
   chunks.each([&](int c) {
     for (Index r = chunks.begin(c); r < chunks.begin(c + 1); ++r)
       for (int p = outer[r]; p < row_end(A, r); ++p) ++next[c][inner[p]];
   });
-  RowMajorMatrix<Scalar> t(cols, A.rows());
+  SparseMatrix t(cols, A.rows());
   int* t_outer = t.outerIndexPtr();
   int at = 0;
   for (Index j = 0; j < cols; ++j) {
@@ -81,7 +79,7 @@ RowMajorMatrix<Scalar> transposed(const RowMajorMatrix<Scalar>& A) {
   t_outer[cols] = at;
   t.resizeNonZeros(at);
   int* t_inner = t.innerIndexPtr();
-  Scalar* t_value = t.valuePtr();
+  Real* t_value = t.valuePtr();
   chunks.each([&](int c) {
     std::vector<int>& slot = next[c];
     for (Index r = chunks.begin(c); r < chunks.begin(c + 1); ++r)
@@ -93,9 +91,6 @@ RowMajorMatrix<Scalar> transposed(const RowMajorMatrix<Scalar>& A) {
   });
   return t;
 }
-
-template SparseMatrix transposed(const SparseMatrix&);
-template RowMajorMatrix<float> transposed(const RowMajorMatrix<float>&);
 
 SparseMatrix sum(const SparseMatrix& A, const SparseMatrix& B) {
   // Walks the two sorted rows together; fill writes what length counts.

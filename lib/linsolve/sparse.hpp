@@ -9,12 +9,8 @@
 
 namespace fsicut::linsolve {
 
-template <class Scalar>
-using RowMajorMatrix = Eigen::SparseMatrix<Scalar, Eigen::RowMajor, int>;
-
-// A^T: Eigen's SparseMatrix(A.transpose()); double and float (the multigrid's levels).
-template <class Scalar>
-RowMajorMatrix<Scalar> transposed(const RowMajorMatrix<Scalar>& A);
+// A^T: Eigen's SparseMatrix(A.transpose()).
+SparseMatrix transposed(const SparseMatrix& A);
 
 // A + B (same shape): Eigen's SparseMatrix(A + B); the pattern is the union,
 // an entry in one matrix only is summed with 0 as Eigen does.
