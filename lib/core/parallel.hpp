@@ -16,6 +16,17 @@ void parallel_for(Index begin, Index end, F&& body) {
   for (Index i = begin; i < end; ++i) body(i);
 }
 
+// body(i) for i in [0, n), in parallel only from min_parallel items on: below
+// that a loop is shorter than an OpenMP fork and join.
+template <class F>
+void parallel_for_from(Index min_parallel, Index n, const F& body) {
+  if (n < min_parallel) {
+    for (Index i = 0; i < n; ++i) body(i);
+  } else {
+    parallel_for(0, n, body);
+  }
+}
+
 // [0, rows) split into `count` contiguous ranges [begin(c), begin(c + 1)), one
 // per thread (a single one below min_parallel rows): for kernels that gather
 // per-thread buffers and then place them in order. each(body) calls body(c)

@@ -59,11 +59,7 @@ constexpr Index PARALLEL_ROWS = 16384;
 // body(i) for i in [0, n), in parallel when n is large enough to pay for it.
 template <class F>
 void for_rows(Index n, const F& body) {
-  if (n < PARALLEL_ROWS) {
-    for (Index i = 0; i < n; ++i) body(i);
-  } else {
-    parallel_for(0, n, body);
-  }
+  parallel_for_from(PARALLEL_ROWS, n, body);
 }
 
 // Calls out(i, (A x)_i) for every row i.

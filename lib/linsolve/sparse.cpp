@@ -26,11 +26,7 @@ int row_end(const SparseMatrix& A, Index r) {
 
 template <class F>
 void for_rows(Index n, const F& body) {
-  if (n < PARALLEL_ROWS) {
-    for (Index i = 0; i < n; ++i) body(i);
-  } else {
-    parallel_for(0, n, body);
-  }
+  parallel_for_from(PARALLEL_ROWS, n, body);
 }
 
 // A rows x cols matrix from per-row lengths and a row filler: fill(r, inner,
