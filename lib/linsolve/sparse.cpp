@@ -120,6 +120,10 @@ SparseMatrix product(const SparseMatrix& A, const SparseMatrix& B) {
   // both short for the solid blocks, but there are many entries per row).
   const Index rows = A.rows(), cols = B.cols();
   const Chunks chunks(rows, A.nonZeros() + B.nonZeros() < PARALLEL_ENTRIES ? rows + 1 : 0);
+  // On one thread Eigen's own product is the same matrix and faster (its
+  // accumulator is sized by the result's rows, not by a dense row of B's):
+  // measured, Buoyancy 100^3 assembly of (33) 0.088 s against 0.100.
+  if (chunks.count == 1) return SparseMatrix(A * B);
   std::vector<std::vector<std::pair<int, Real>>> staged(chunks.count);
   std::vector<int> length(rows);
   chunks.each([&](int c) {
