@@ -110,14 +110,17 @@ using Entries = std::vector<std::pair<int, Real>>;
 // rows of its chunk once into its own buffer; the buffers are copied into
 // place once the row lengths are known. Why not two passes (lengths, then
 // values): making a row (sorting and merging its entries) was most of a
-// multigrid set-up, which runs every substep.
+// multigrid set-up, which runs every substep. per_row: the expected entries of
+// a row, reserved up front (a buffer grown by doubling holds up to twice its
+// entries, and the copy before it, at the set-up's peak of memory).
 template <class MakeRow>
-SparseMatrix build_rows(Index rows, Index cols, const MakeRow& make_row) {
+SparseMatrix build_rows(Index rows, Index cols, int per_row, const MakeRow& make_row) {
   const Chunks chunks(rows, PARALLEL_ROWS);
   std::vector<Entries> staged(chunks.count);
   std::vector<int> length(rows);
   chunks.each([&](int c) {
     Entries row, &out = staged[c];
+    out.reserve(static_cast<std::size_t>((chunks.begin(c + 1) - chunks.begin(c)) * per_row));
     for (Index r = chunks.begin(c); r < chunks.begin(c + 1); ++r) {
       row.clear();
       make_row(r, row);
@@ -176,7 +179,7 @@ std::vector<Vec3i> coarsen(const std::vector<Vec3i>& cells, std::vector<int>& pa
   const int n = static_cast<int>(cells.size());
   parent_of.resize(n);
   for_rows(n, [&](Index i) { parent_of[i] = number[box(Vec3i(cells[i] / 2))]; });
-  prolongation = build_rows(n, static_cast<int>(coarse.size()), [&](Index i, Entries& row) {
+  prolongation = build_rows(n, static_cast<int>(coarse.size()), 8, [&](Index i, Entries& row) {
     const Vec3i parent = cells[i] / 2;
     Vec3i step;
     for (int a = 0; a < 3; ++a) step[a] = cells[i][a] % 2 ? 1 : -1;
@@ -216,7 +219,7 @@ SparseMatrix coarse_operator(const SparseMatrix& A, const std::vector<int>& pare
   for (int c = 0; c < coarse_size; ++c) first[c + 1] += first[c];
   std::vector<int> next(first.begin(), first.end() - 1);
   for (std::size_t i = 0; i < parent.size(); ++i) children[next[parent[i]]++] = static_cast<int>(i);
-  return build_rows(coarse_size, coarse_size, [&](Index c, Entries& row) {
+  return build_rows(coarse_size, coarse_size, 7, [&](Index c, Entries& row) {
     for (int k = first[c]; k < first[c + 1]; ++k)
       for (SparseMatrix::InnerIterator it(A, children[k]); it; ++it)
         row.emplace_back(parent[it.col()], Real(0.5) * it.value());
