@@ -105,32 +105,39 @@ Vector inverse_smoother(const SparseMatrix& A) {
 
 using Entries = std::vector<std::pair<int, Real>>;
 
+// How build_rows makes a row: once, staged in a per-thread buffer until the
+// row lengths are known (for rows dear to make: a coarse row sorts and merges
+// its eight children's rows), or twice, for the lengths and then in place (for
+// cheap rows of a large matrix, whose staging would hold the matrix a second
+// time: measured, the prolongation made twice took Buoyancy's peak memory at
+// 100^3 from 849 to 837 MB).
+enum class Rows { made_once, made_twice };
+
 // A rows x cols matrix whose row r holds what make_row(r, entries) appends
-// (column, value; any order, repeated columns summed). Each thread makes the
-// rows of its chunk once into its own buffer; the buffers are copied into
-// place once the row lengths are known. Why not two passes (lengths, then
-// values): making a row (sorting and merging its entries) was most of a
-// multigrid set-up, which runs every substep. per_row: the expected entries of
-// a row, reserved up front (a buffer grown by doubling holds up to twice its
-// entries, and the copy before it, at the set-up's peak of memory).
+// (column, value; any order, repeated columns summed), rows in parallel.
 template <class MakeRow>
-SparseMatrix build_rows(Index rows, Index cols, int per_row, const MakeRow& make_row) {
+SparseMatrix build_rows(Index rows, Index cols, Rows how, const MakeRow& make_row) {
+  // make_row's entries sorted by column, repeated columns summed.
+  const auto merged = [&](Index r, Entries& e) {
+    e.clear();
+    make_row(r, e);
+    std::sort(e.begin(), e.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::size_t out = 0;
+    for (std::size_t k = 0; k < e.size(); ++k) {
+      if (out > 0 && e[out - 1].first == e[k].first) e[out - 1].second += e[k].second;
+      else e[out++] = e[k];
+    }
+    e.resize(out);
+  };
   const Chunks chunks(rows, PARALLEL_ROWS);
-  std::vector<Entries> staged(chunks.count);
+  std::vector<Entries> staged(how == Rows::made_once ? chunks.count : 0);
   std::vector<int> length(rows);
   chunks.each([&](int c) {
-    Entries row, &out = staged[c];
-    out.reserve(static_cast<std::size_t>((chunks.begin(c + 1) - chunks.begin(c)) * per_row));
+    Entries row;
     for (Index r = chunks.begin(c); r < chunks.begin(c + 1); ++r) {
-      row.clear();
-      make_row(r, row);
-      std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      const std::size_t first = out.size();
-      for (const auto& e : row) {
-        if (out.size() > first && out.back().first == e.first) out.back().second += e.second;
-        else out.push_back(e);
-      }
-      length[r] = static_cast<int>(out.size() - first);
+      merged(r, row);
+      length[r] = static_cast<int>(row.size());
+      if (how == Rows::made_once) staged[c].insert(staged[c].end(), row.begin(), row.end());
     }
   });
   SparseMatrix m(rows, cols);
@@ -141,10 +148,20 @@ SparseMatrix build_rows(Index rows, Index cols, int per_row, const MakeRow& make
   int* inner = m.innerIndexPtr();
   Real* value = m.valuePtr();
   chunks.each([&](int c) {
-    int k = outer[chunks.begin(c)];
-    for (const auto& e : staged[c]) {
-      inner[k] = e.first;
-      value[k++] = e.second;
+    const auto place = [&](const Entries& e, int k) {
+      for (const auto& [column, v] : e) {
+        inner[k] = column;
+        value[k++] = v;
+      }
+    };
+    if (how == Rows::made_once) {
+      place(staged[c], outer[chunks.begin(c)]);
+      return;
+    }
+    Entries row;
+    for (Index r = chunks.begin(c); r < chunks.begin(c + 1); ++r) {
+      merged(r, row);
+      place(row, outer[r]);
     }
   });
   return m;
@@ -179,7 +196,7 @@ std::vector<Vec3i> coarsen(const std::vector<Vec3i>& cells, std::vector<int>& pa
   const int n = static_cast<int>(cells.size());
   parent_of.resize(n);
   for_rows(n, [&](Index i) { parent_of[i] = number[box(Vec3i(cells[i] / 2))]; });
-  prolongation = build_rows(n, static_cast<int>(coarse.size()), 8, [&](Index i, Entries& row) {
+  prolongation = build_rows(n, static_cast<int>(coarse.size()), Rows::made_twice, [&](Index i, Entries& row) {
     const Vec3i parent = cells[i] / 2;
     Vec3i step;
     for (int a = 0; a < 3; ++a) step[a] = cells[i][a] % 2 ? 1 : -1;
@@ -219,7 +236,7 @@ SparseMatrix coarse_operator(const SparseMatrix& A, const std::vector<int>& pare
   for (int c = 0; c < coarse_size; ++c) first[c + 1] += first[c];
   std::vector<int> next(first.begin(), first.end() - 1);
   for (std::size_t i = 0; i < parent.size(); ++i) children[next[parent[i]]++] = static_cast<int>(i);
-  return build_rows(coarse_size, coarse_size, 7, [&](Index c, Entries& row) {
+  return build_rows(coarse_size, coarse_size, Rows::made_once, [&](Index c, Entries& row) {
     for (int k = first[c]; k < first[c + 1]; ++k)
       for (SparseMatrix::InnerIterator it(A, children[k]); it; ++it)
         row.emplace_back(parent[it.col()], Real(0.5) * it.value());
