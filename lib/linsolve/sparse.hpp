@@ -1,8 +1,8 @@
 #pragma once
-// Row-parallel kernels on compressed row-major sparse matrices (SparseMatrix
-// of pcg.hpp: rows with sorted, distinct column indices) for the set-up that
-// every coupled solve repeats: Eigen's own transpose, sum and block copies run
-// on one thread. Each returns exactly the matrix Eigen's expression would
+// Row-parallel kernels on row-major sparse matrices (SparseMatrix of pcg.hpp:
+// rows with sorted, distinct column indices, compressed or not) for the
+// set-up that every coupled solve repeats: Eigen's own transpose, sum, product
+// and block copies run on one thread. Each returns exactly the matrix Eigen's expression would
 // (the same pattern, the same entry order, the same values bit for bit), for
 // any thread count: the tests compare them entry by entry.
 #include "lib/linsolve/pcg.hpp"
