@@ -68,15 +68,14 @@ int main(int argc, char** argv) {
     fsicut::set_threads(0);
     fsicut::sim::SimState state = fsicut::sim::build_state(fsicut::scene::load_scene(argv[1], overrides));
     if (!state.liquid) throw fsicut::Error(fsicut::ExitCode::data, "the scene has no liquid");
-    struct Enough {};
+    // The scene's own substeps, frame by frame, until SUBSTEPS have been taken.
     int taken = 0;
     fsicut::sim::AdvanceHooks hooks;
-    hooks.after_substep = [&](const fsicut::sim::SimState&, const fsicut::sim::StepReport&) {
-      if (++taken >= substeps) throw Enough{};
-    };
-    try {
-      if (substeps > 0) fsicut::sim::advance_to(state, state.time + 1e3, hooks);
-    } catch (const Enough&) {
+    hooks.stop = [&](const fsicut::sim::SimState&) { return ++taken >= substeps; };
+    for (bool going = substeps > 0; going;) {
+      fsicut::sim::FrameStats tally;
+      fsicut::StageTimes times;
+      going = fsicut::sim::advance_frame(state, tally, times, hooks);
     }
     const fsicut::fluid::Liquid& l = state.liquid.value();
     fsicut::grid::Array3<fsicut::Real> phi;

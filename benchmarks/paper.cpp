@@ -202,23 +202,15 @@ int matrices(const Parsed& p) {
     s.converged_spd = b.report.converged;
     samples.push_back(s);
   };
-  // Frame by frame through sim::advance_to, the substeps fsicut takes, until
-  // STEPS substeps have been observed.
-  struct Enough {};
-  const Real frame_dt = 1 / state.scene.time.fps;
+  // Frame by frame, the substeps fsicut takes, until STEPS substeps have been observed.
   int done = 0;
   fsicut::sim::AdvanceHooks hooks;
   hooks.observe = observe;
-  hooks.after_substep = [&](const fsicut::sim::SimState&, const fsicut::sim::StepReport&) {
-    if (++done >= steps) throw Enough{};
-  };
-  try {
-    for (int frame = 1; done < steps; ++frame) {
-      fsicut::sim::FrameStats tally;
-      fsicut::StageTimes times;
-      fsicut::sim::advance_to(state, frame * frame_dt, tally, times, hooks);
-    }
-  } catch (const Enough&) {
+  hooks.stop = [&](const fsicut::sim::SimState&) { return ++done >= steps; };
+  for (bool going = steps > 0; going;) {
+    fsicut::sim::FrameStats tally;
+    fsicut::StageTimes times;
+    going = fsicut::sim::advance_frame(state, tally, times, hooks);
   }
 
   std::printf("{\"scene\": \"%s\", \"threads\": %d, \"steps\": %d, \"systems\": %zu, ", p.scene.c_str(),
@@ -275,7 +267,6 @@ int stability(const Parsed& p) {
   std::vector<std::vector<double>> frame_y(state.solids.size());
   std::vector<double> radii;  // per substep, with --radius
   std::string error;
-  const Real frame_dt = 1 / state.scene.time.fps;
   int substeps = 0, unconverged = 0, missed = 0, failed_substep = 0, distorted_substep = 0;
   fsicut::sim::AdvanceHooks hooks;
   if (radius)
@@ -283,8 +274,8 @@ int stability(const Parsed& p) {
       radii.push_back(fsicut::coupling::weak_amplification(sys).spectral_radius);
     };
   hooks.after_substep = [&](const fsicut::sim::SimState& s, const fsicut::sim::StepReport& r) {
-    unconverged += r.solves > 0 && !r.solve.converged;
-    missed += r.solves > 0 && !r.solve.met_tolerance;
+    unconverged += r.solve_count > 0 && !r.worst_solve.converged;
+    missed += r.solve_count > 0 && !r.worst_solve.met_tolerance;
     ++substeps;
     for (size_t i = 0; i < s.solids.size(); ++i) {
       measure(s.solids[i], worst[i]);
@@ -304,11 +295,10 @@ int stability(const Parsed& p) {
     }
   };
   try {
-    for (int f = 1; f <= state.scene.time.frames; ++f) {
+    while (state.frame < state.scene.time.frames) {
       fsicut::sim::FrameStats tally;
       fsicut::StageTimes times;
-      fsicut::sim::advance_to(state, f * frame_dt, tally, times, hooks);
-      state.frame = f;
+      fsicut::sim::advance_frame(state, tally, times, hooks);
       for (size_t i = 0; i < state.solids.size(); ++i)
         frame_y[i].push_back(fsicut::solid::stats(state.solids[i]).centroid.y());
     }

@@ -33,6 +33,7 @@
 #include "lib/scene/load.hpp"
 #include "lib/sim/advance.hpp"
 #include "lib/sim/couple.hpp"
+#include "lib/sim/from_scene.hpp"
 
 namespace {
 

@@ -31,7 +31,8 @@
 #include "lib/core/memory.hpp"
 #include "lib/core/parallel.hpp"
 #include "lib/coupling/coupled_projection.hpp"
-#include "lib/coupling/pressure_projection.hpp"
+#include "lib/fluid/pressure_projection.hpp"
+#include "lib/sim/from_scene.hpp"
 #include "lib/scene/load.hpp"
 #include "lib/sim/run.hpp"
 #include "lib/sim/advance.hpp"
@@ -63,13 +64,7 @@ double peak_rss_mb() {
 
 // Solves `sys` in the SPD form as sim::step does, timing the parts.
 void time_coupled(const fsicut::coupling::CoupledSystem& sys, const fsicut::scene::Coupling& c, CoupledTimes& out) {
-  fsicut::coupling::CoupledSettings settings;
-  settings.sigma = c.sigma;
-  if (c.alpha_auto) settings.alpha.reset();
-  else settings.alpha = c.alpha;
-  settings.tolerance = c.tolerance;
-  settings.max_iterations = c.max_iterations;
-  settings.preconditioner = fsicut::coupling::preconditioner(c.preconditioner);
+  const fsicut::coupling::CoupledSettings settings = fsicut::sim::coupled_settings(c);
   double t = now();
   const fsicut::coupling::SpdSystem spd = fsicut::coupling::spd_system(sys, settings);
   out.assembly.push_back(now() - t);
@@ -113,14 +108,12 @@ int main(int argc, char** argv) {
     const double setup_start = now();
     fsicut::sim::SimState state = fsicut::sim::build_state(fsicut::scene::load_scene(argv[1], overrides));
     const double setup = now() - setup_start;
-    const double frame_dt = 1 / state.scene.time.fps;
     std::map<std::string, std::vector<double>> per_stage;
     std::vector<double> iterations, unknowns, totals;
     CoupledTimes coupled;
     std::optional<fsicut::coupling::CoupledSystem> system;
-    // Frame by frame through sim::advance_to, as fsicut runs the scene; each
-    // substep's stage times are the growth of `times` since the last one.
-    struct Enough {};
+    // Frame by frame, as fsicut runs the scene; each substep's stage times are
+    // the growth of `times` since the last one.
     fsicut::StageTimes times;
     std::map<std::string, double> before;
     int k = 0;
@@ -138,19 +131,16 @@ int main(int argc, char** argv) {
           total += s;
         }
         totals.push_back(total);
-        iterations.push_back(r.solve.iterations);
-        unknowns.push_back(r.solve.unknowns);
+        iterations.push_back(r.worst_solve.iterations);
+        unknowns.push_back(r.worst_solve.unknowns);
       }
       before = now_times;
       system.reset();
-      if (k > steps) throw Enough{};
     };
-    try {
-      for (int frame = 1;; ++frame) {
-        fsicut::sim::FrameStats tally;
-        fsicut::sim::advance_to(state, frame * frame_dt, tally, times, hooks);
-      }
-    } catch (const Enough&) {
+    hooks.stop = [&](const fsicut::sim::SimState&) { return k > steps; };
+    for (bool going = true; going;) {
+      fsicut::sim::FrameStats tally;
+      going = fsicut::sim::advance_frame(state, tally, times, hooks);
     }
     std::printf("{\"scene\": \"%s\", \"resolution\": %d, \"preconditioner\": \"%s\", \"steps\": %d, "
                 "\"threads\": %d, \"setup_seconds\": %.6g, \"seconds_per_step\": %.6g, \"stages\": {",

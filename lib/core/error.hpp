@@ -1,6 +1,6 @@
 #pragma once
-// The error hierarchy. The library throws these and never exits; app/ maps each
-// kind to the exit code of DESIGN.md section 4 through exit_code().
+// The error hierarchy. The library throws these and never exits or prints;
+// app/ exits with each error's code() (the exit codes of DESIGN.md section 4).
 #include <stdexcept>
 #include <string>
 

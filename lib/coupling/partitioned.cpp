@@ -60,107 +60,126 @@ Vector solve_low_rank(const Dense& U, const Dense& W, const Vector& b) {
 
 }  // namespace
 
-PartitionedResult iterate(const FluidSide& fluid, const SolidSide& solid, const Vector& start,
-                          const PartitionedSettings& settings) {
-  PartitionedResult out;
-  PartitionedReport& rep = out.report;
-  auto call_fluid = [&](const Vector& v) {
+namespace {
+
+// The two sides' calls, timed and counted into the report, and the stopping
+// rule: convergence, the budget, or a residual that is no longer a number (a
+// diverging iteration overflows long before max_iterations).
+struct Passes {
+  const FluidSide& fluid;
+  const SolidSide& solid;
+  const PartitionedSettings& settings;
+  PartitionedReport& rep;
+
+  Vector call_fluid(const Vector& v) {
     const auto t = Clock::now();
     Vector g = fluid(v);
     rep.fluid_seconds += since(t);
     return g;
-  };
-  auto call_solid = [&](const Vector& g) {
+  }
+  Vector call_solid(const Vector& g) {
     const auto t = Clock::now();
     Vector v = solid(g);
     rep.solid_seconds += since(t);
     ++rep.iterations;
     return v;
-  };
-  // Stops on convergence, on the budget, and on a residual that is no longer
-  // a number (a diverging iteration overflows long before max_iterations).
-  auto done = [&](const Vector& previous, const Vector& next) {
+  }
+  bool done(const Vector& previous, const Vector& next) {
     rep.interface_residual = max_abs(next - previous);
     rep.converged = rep.interface_residual <= settings.tolerance;
     return rep.converged || rep.iterations >= settings.max_iterations || !std::isfinite(rep.interface_residual);
-  };
-
-  if (settings.method == PartitionedSettings::Method::relaxed) {
-    Vector v = start;
-    for (;;) {
-      const Vector next = call_solid(call_fluid(v));
-      const bool stop = done(v, next);
-      const auto t = Clock::now();
-      if (stop) {
-        out.velocity = next;
-        rep.interface_seconds += since(t);
-        return out;
-      }
-      v += settings.relaxation * (next - v);
-      rep.interface_seconds += since(t);
-    }
   }
+};
 
-  // xpm: two plain passes give the liquid its first mode, then every pass
-  // feeds each side the reduced models' prediction of the coupled state
-  // (their Algorithm 1, with the first pass checked for convergence as the
-  // plain iteration's is).
+// The relaxed fixed point v <- v + omega (S(F(v)) - v).
+Vector iterate_relaxed(Passes& passes, const Vector& start) {
+  Vector v = start;
+  for (;;) {
+    const Vector next = passes.call_solid(passes.call_fluid(v));
+    const bool stop = passes.done(v, next);
+    const auto t = Clock::now();
+    if (stop) {
+      passes.rep.interface_seconds += since(t);
+      return next;
+    }
+    v += passes.settings.relaxation * (next - v);
+    passes.rep.interface_seconds += since(t);
+  }
+}
+
+// (6): the liquid's input from both reduced models.
+Vector predict_liquid_input(const PairModel& liquid, const PairModel& solids) {
+  Dense dg_f, dv_f_pinv, dv_s, dg_s_pinv;
+  liquid.factors(dg_f, dv_f_pinv);
+  solids.factors(dv_s, dg_s_pinv);
+  // S_p F_x = dv_s (dg_s^+ dg_f dv_f^+): U = dv_s, W = dg_s^+ dg_f dv_f^+.
+  const Dense W = (dg_s_pinv * dg_f) * dv_f_pinv;
+  const Vector fx_vf = dg_f * (dv_f_pinv * liquid.last_in());
+  const Vector rhs = solids.last_out() + dv_s * (dg_s_pinv * (liquid.last_out() - solids.last_in() - fx_vf));
+  return solve_low_rank(dv_s, W, rhs);
+}
+
+// (7): the solids' input from both reduced models.
+Vector predict_solid_input(const PairModel& liquid, const PairModel& solids) {
+  Dense dg_f, dv_f_pinv, dv_s, dg_s_pinv;
+  liquid.factors(dg_f, dv_f_pinv);
+  if (solids.modes() == 0) {
+    // No solid model yet: the liquid's model against the solids' latest
+    // answer alone, g = g_f + F_x (v_s - v_f).
+    return liquid.last_out() + dg_f * (dv_f_pinv * (solids.last_out() - liquid.last_in()));
+  }
+  solids.factors(dv_s, dg_s_pinv);
+  // F_x S_p = dg_f (dv_f^+ dv_s dg_s^+): U = dg_f, W = dv_f^+ dv_s dg_s^+.
+  const Dense W = (dv_f_pinv * dv_s) * dg_s_pinv;
+  const Vector sp_gs = dv_s * (dg_s_pinv * solids.last_in());
+  const Vector rhs = liquid.last_out() + dg_f * (dv_f_pinv * (solids.last_out() - liquid.last_in() - sp_gs));
+  return solve_low_rank(dg_f, W, rhs);
+}
+
+// xpm: two plain passes give the liquid its first mode, then every pass feeds
+// each side the reduced models' prediction of the coupled state (their
+// Algorithm 1, with the first pass checked for convergence as the plain
+// iteration's is).
+Vector iterate_xpm(Passes& passes, const Vector& start) {
   PairModel liquid, solids;
   Vector v = start;
-  Vector g = call_fluid(v);
+  Vector g = passes.call_fluid(v);
   liquid.add(v, g);
-  Vector v_solid = call_solid(g);
+  Vector v_solid = passes.call_solid(g);
   solids.add(g, v_solid);
   // The first pass is the plain iteration's: it may already be converged.
-  if (done(v, v_solid)) {
-    out.velocity = v_solid;
-    return out;
-  }
+  if (passes.done(v, v_solid)) return v_solid;
   for (;;) {
     Vector previous = v_solid;
     if (liquid.modes() == 0) {
       v = v_solid;
     } else {
-      // (6): the liquid's input from both models.
       const auto t = Clock::now();
-      Dense dg_f, dv_f_pinv, dv_s, dg_s_pinv;
-      liquid.factors(dg_f, dv_f_pinv);
-      solids.factors(dv_s, dg_s_pinv);
-      // S_p F_x = dv_s (dg_s^+ dg_f dv_f^+): U = dv_s, W = dg_s^+ dg_f dv_f^+.
-      const Dense W = (dg_s_pinv * dg_f) * dv_f_pinv;
-      const Vector fx_vf = dg_f * (dv_f_pinv * liquid.last_in());
-      const Vector rhs = solids.last_out() + dv_s * (dg_s_pinv * (liquid.last_out() - solids.last_in() - fx_vf));
-      v = solve_low_rank(dv_s, W, rhs);
-      rep.interface_seconds += since(t);
+      v = predict_liquid_input(liquid, solids);
+      passes.rep.interface_seconds += since(t);
     }
-    g = call_fluid(v);
+    g = passes.call_fluid(v);
     liquid.add(v, g);
     {
-      // (7): the solids' input from both models.
       const auto t = Clock::now();
-      Dense dg_f, dv_f_pinv, dv_s, dg_s_pinv;
-      liquid.factors(dg_f, dv_f_pinv);
-      if (solids.modes() > 0) {
-        solids.factors(dv_s, dg_s_pinv);
-        // F_x S_p = dg_f (dv_f^+ dv_s dg_s^+): U = dg_f, W = dv_f^+ dv_s dg_s^+.
-        const Dense W = (dv_f_pinv * dv_s) * dg_s_pinv;
-        const Vector sp_gs = dv_s * (dg_s_pinv * solids.last_in());
-        const Vector rhs = liquid.last_out() + dg_f * (dv_f_pinv * (solids.last_out() - liquid.last_in() - sp_gs));
-        g = solve_low_rank(dg_f, W, rhs);
-      } else {
-        // No solid model yet: the liquid's model against the solids' latest
-        // answer alone, g = g_f + F_x (v_s - v_f).
-        g = liquid.last_out() + dg_f * (dv_f_pinv * (solids.last_out() - liquid.last_in()));
-      }
-      rep.interface_seconds += since(t);
+      g = predict_solid_input(liquid, solids);
+      passes.rep.interface_seconds += since(t);
     }
-    v_solid = call_solid(g);
+    v_solid = passes.call_solid(g);
     solids.add(g, v_solid);
-    if (done(previous, v_solid)) {
-      out.velocity = v_solid;
-      return out;
-    }
+    if (passes.done(previous, v_solid)) return v_solid;
   }
+}
+
+}  // namespace
+
+PartitionedResult iterate(const FluidSide& fluid, const SolidSide& solid, const Vector& start,
+                          const PartitionedSettings& settings) {
+  PartitionedResult out;
+  Passes passes{fluid, solid, settings, out.report};
+  out.velocity = settings.method == PartitionedSettings::Method::relaxed ? iterate_relaxed(passes, start)
+                                                                         : iterate_xpm(passes, start);
+  return out;
 }
 
 SolidSide solid_side(const SolidBlock& block) {

@@ -11,24 +11,6 @@
 namespace fsicut::fluid {
 namespace {
 
-Region shape_region(const scene::Shape& s) {
-  switch (s.type) {
-    case scene::Shape::Type::box: {
-      const Vec3 lo = s.min, hi = s.max;
-      return [lo, hi](const Vec3& x) {
-        return (x.array() >= lo.array()).all() && (x.array() <= hi.array()).all();
-      };
-    }
-    case scene::Shape::Type::sphere: {
-      const Vec3 c = s.center;
-      const Real r2 = s.radius * s.radius;
-      return [c, r2](const Vec3& x) { return (x - c).squaredNorm() <= r2; };
-    }
-    case scene::Shape::Type::obj: break;
-  }
-  return {};
-}
-
 // Faces next to a liquid cell (liquid SDF < 0 on either side) with an open
 // fraction: the faces whose velocity is known before the first projection.
 void flag_liquid_faces(Liquid& l) {
@@ -86,39 +68,6 @@ void add_liquid(Liquid& l, const Region& region, const Vec3& velocity, int per_c
   }
 }
 
-Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid,
-                   const std::vector<Region>& obj_regions) {
-  Liquid l = make_liquid(grid::MacGrid::from_scene(scene.grid), scene.fluid.density, scene.gravity,
-                         std::move(solid));
-  l.projection.tolerance = scene.coupling.tolerance;
-  l.projection.max_iterations = scene.coupling.max_iterations;
-  l.projection.allow_unconverged = scene.coupling.allow_unconverged;
-  l.projection.preconditioner = coupling::preconditioner(scene.coupling.preconditioner);
-  l.extrapolation_layers =
-      std::max(DEFAULT_EXTRAPOLATION_LAYERS, static_cast<int>(std::ceil(scene.time.cfl)) + 2);
-  std::size_t next_obj = 0;
-  std::vector<Region> earlier;
-  for (const auto& r : scene.fluid.regions) {
-    Region region = shape_region(r);
-    if (!region) {
-      if (next_obj >= obj_regions.size())
-        throw SimulationError(r.pointer + ": obj fluid regions need a membership test from the mesh");
-      region = obj_regions[next_obj++];
-    }
-    // Where regions overlap, the first one seeds: no doubled particle density.
-    const Region own = [region, earlier](const Vec3& x) {
-      if (!region(x)) return false;
-      for (const auto& e : earlier)
-        if (e(x)) return false;
-      return true;
-    };
-    add_liquid(l, own, r.velocity, scene.fluid.particles_per_cell, scene.fluid.seed);
-    earlier.push_back(region);
-  }
-  initialize(l);
-  return l;
-}
-
 void initialize(Liquid& l, const SolidVelocity& solid_velocity) {
   update_distance_fields(l);
   flag_liquid_faces(l);
@@ -148,7 +97,7 @@ void update_distance_fields(Liquid& l) {
 }
 
 linsolve::Report project(Liquid& l, Real dt) {
-  return coupling::project(l.grid, l.liquid_phi, l.fractions, dt, l.density, l.projection,
+  return project_pressure(l.grid, l.liquid_phi, l.fractions, dt, l.density, l.projection,
                            l.velocity, l.pressure, l.valid);
 }
 

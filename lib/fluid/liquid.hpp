@@ -18,14 +18,14 @@
 //                                         solids, particles pushed out of solids
 // The substep length comes from sim/advance.hpp (the one CFL rule); max_speed()
 // is the liquid's part of it.
-// Build with make_liquid(scene, solid) (or make_liquid(grid, ...) + add_liquid() +
-// initialize()) before the first step.
+// Build with make_liquid(grid, ...) + add_liquid() + initialize() before the
+// first step (sim/from_scene.hpp builds a scene's liquid this way).
 //
 // Units: SI. Conventions: grid/mac_grid.hpp (layout), levelset/ (signs: liquid SDF
 // negative in liquid, solid SDF negative in solid).
 #include <functional>
 
-#include "lib/coupling/pressure_projection.hpp"
+#include "lib/fluid/pressure_projection.hpp"
 #include "lib/cutcell/face_fractions.hpp"
 #include "lib/fluid/particles.hpp"
 #include "lib/fluid/velocity.hpp"
@@ -33,7 +33,6 @@
 #include "lib/levelset/liquid_sdf.hpp"
 #include "lib/levelset/solid_sdf.hpp"
 #include "lib/linsolve/report.hpp"
-#include "lib/scene/scene.hpp"
 
 namespace fsicut::fluid {
 
@@ -60,10 +59,10 @@ struct Liquid {
   levelset::NeighbourReach reach;    // cells cut off from neighbours by thin solids; empty = none
                                      // (advect() uses `particles` when it has one entry per marker)
                                      // (sim/couple.hpp sets it with solid_phi)
-  coupling::FaceFlags valid;         // faces set by the last projection / extrapolation
+  FaceFlags valid;         // faces set by the last projection / extrapolation
 
   levelset::StaticSolid solid;       // static obstacles; empty = none (domain walls only)
-  coupling::ProjectionSettings projection;
+  ProjectionSettings projection;
   int extrapolation_layers = DEFAULT_EXTRAPOLATION_LAYERS;
 
   grid::MacVelocity scratch;  // workspace for advection and the constraint
@@ -74,15 +73,6 @@ struct Liquid {
 // An empty liquid (no particles, zero velocity) on `grid` with the static solid.
 Liquid make_liquid(const grid::MacGrid& grid, Real density, const Vec3& gravity,
                    levelset::StaticSolid solid);
-
-// The liquid of a scene: grid, density, gravity, coupling tolerance / iteration
-// limit / allow_unconverged, and particles seeded in every fluid region (box,
-// sphere; obj regions need `obj_regions`, one membership test per obj region in
-// order, else SimulationError) with the region's initial velocity. Particles inside
-// `solid` are not seeded. Ends with distance fields and an extrapolated,
-// constrained velocity, ready for the first step.
-Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid,
-                   const std::vector<Region>& obj_regions = {});
 
 // Adds particles in `region` (outside the static solid), per_cell per cell seeded
 // from `seed`, and sets the faces whose centre is in the region to `velocity`

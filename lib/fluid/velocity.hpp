@@ -6,12 +6,15 @@
 #include <cstdint>
 #include <functional>
 
+#include "lib/cutcell/face_fractions.hpp"
 #include "lib/grid/mac_grid.hpp"
 
 namespace fsicut::fluid {
 
+// Per-axis face flags, valid[a] of size grid.face_size(a): 1 where a face velocity
+// is known (set by the projection or the extrapolation), 0 where it is not.
 using FaceFlags = std::array<grid::Array3<char>, 3>;
-using FaceFractions = std::array<grid::Array3<Real>, 3>;
+using cutcell::FaceFractions;
 
 // Semi-Lagrangian advection: each face value becomes the (trilinearly
 // interpolated) value of `u` at the RK2 (midpoint) backtrace of the face centre

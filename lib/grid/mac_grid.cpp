@@ -22,14 +22,6 @@ Vec3 sample_offset(Sampling s) {
   return {0, 0, 0};
 }
 
-MacGrid MacGrid::from_scene(const scene::Grid& g) {
-  MacGrid m;
-  m.resolution = g.resolution;
-  m.origin = g.origin;
-  m.dx = g.cell_size;
-  return m;
-}
-
 Vec3i MacGrid::size(Sampling s) const {
   switch (s) {
     case Sampling::cell: return cell_size();

@@ -35,7 +35,6 @@
 #include <vector>
 
 #include "lib/core/types.hpp"
-#include "lib/scene/scene.hpp"
 
 namespace fsicut::grid {
 
@@ -93,8 +92,6 @@ struct MacGrid {
   Vec3i resolution{0, 0, 0};  // cells per axis (nx, ny, nz)
   Vec3 origin{0, 0, 0};       // min corner [m]
   Real dx = 0;                // cell edge [m]
-
-  static MacGrid from_scene(const scene::Grid& g);
 
   Vec3 max() const { return origin + dx * resolution.cast<Real>(); }
   Index cell_count() const {

@@ -38,7 +38,4 @@ Scene parse_scene(const std::string& text, const std::string& file, const std::s
 // pretty-printed JSON: loading it again gives the same Scene. Used for run.json.
 std::string to_json(const Scene& scene);
 
-// The candidate closest to `key` by edit distance, or "" if none is close.
-std::string closest_key(const std::string& key, const std::vector<std::string>& candidates);
-
 }  // namespace fsicut::scene

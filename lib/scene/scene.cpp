@@ -1,26 +1,11 @@
 #include "lib/scene/scene.hpp"
 
+#include "lib/scene/names.hpp"
+
 namespace fsicut::scene {
 
-const char* to_string(Coupling::Scheme scheme) {
-  switch (scheme) {
-    case Coupling::Scheme::spd: return "spd";
-    case Coupling::Scheme::indefinite: return "indefinite";
-    case Coupling::Scheme::damping_only: return "damping_only";
-    case Coupling::Scheme::weak: return "weak";
-    case Coupling::Scheme::partitioned: return "partitioned";
-    case Coupling::Scheme::xpm: return "xpm";
-  }
-  return "?";
-}
+const char* to_string(Coupling::Scheme scheme) { return name_of(scheme); }
 
-const char* to_string(Coupling::Preconditioner preconditioner) {
-  switch (preconditioner) {
-    case Coupling::Preconditioner::multigrid: return "multigrid";
-    case Coupling::Preconditioner::mic: return "mic";
-    case Coupling::Preconditioner::ic: return "ic";
-  }
-  return "?";
-}
+const char* to_string(Coupling::Preconditioner preconditioner) { return name_of(preconditioner); }
 
 }  // namespace fsicut::scene

@@ -28,8 +28,8 @@ struct Grid {
 struct Time {
   Real fps = 30;          // output frames per simulated second
   int frames = 120;       // frames after the initial state (frame 0)
-  Real cfl = 1.0;         // substep dt <= cfl * cell_size / max speed
-  int max_substeps = 50;  // per frame; a frame needing more is an error
+  Real cfl = 1.0;         // substep dt <= cfl * cell_size / (max speed + sqrt(cell_size |g|)) (sim/advance.hpp)
+  int max_substeps = 50;  // per frame; a frame that needs more takes max_substeps equal ones (stats cfl_exceeded)
 };
 
 // A region of space: fluid regions, obstacles and pinned regions use it.

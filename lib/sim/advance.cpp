@@ -32,16 +32,16 @@ Substep choose_substep(const SimState& state, Real remaining, int substeps_left)
   return {limit, false};
 }
 
-void advance_to(SimState& state, Real t_end, FrameStats& tally, StageTimes& times, const AdvanceHooks& hooks) {
+bool advance_to(SimState& state, Real t_end, FrameStats& tally, StageTimes& times, const AdvanceHooks& hooks) {
   while (t_end - state.time > slack(state)) {
     const Real remaining = t_end - state.time;
     const Substep sub = choose_substep(state, remaining, state.scene.time.max_substeps - tally.substeps);
     const StepReport r = step(state, sub.dt, times, hooks.observe);
     // The last substep lands on t_end exactly, not on a sum of dt.
     if (sub.dt >= remaining) state.time = t_end;
-    if (r.solves > 0) {
-      tally.solver = tally.solves == 0 ? r.solve : linsolve::worst(tally.solver, r.solve);
-      tally.solves += r.solves;
+    if (r.solve_count > 0) {
+      tally.solver = tally.solves == 0 ? r.worst_solve : linsolve::worst(tally.solver, r.worst_solve);
+      tally.solves += r.solve_count;
     }
     if (r.partitioned) {
       if (!tally.partitioned) {
@@ -60,7 +60,9 @@ void advance_to(SimState& state, Real t_end, FrameStats& tally, StageTimes& time
     tally.cfl_exceeded += sub.cfl_exceeded ? 1 : 0;
     ++tally.substeps;
     if (hooks.after_substep) hooks.after_substep(state, r);
+    if (hooks.stop && hooks.stop(state)) return false;
   }
+  return true;
 }
 
 int advance_to(SimState& state, Real t_end, const AdvanceHooks& hooks) {
@@ -70,13 +72,25 @@ int advance_to(SimState& state, Real t_end, const AdvanceHooks& hooks) {
   return tally.substeps;
 }
 
+Real frame_end(const SimState& state, int frame) { return frame * (1 / state.scene.time.fps); }
+
+bool advance_frame(SimState& state, FrameStats& tally, StageTimes& times, const AdvanceHooks& hooks) {
+  const int frame = state.frame + 1;
+  if (!advance_to(state, frame_end(state, frame), tally, times, hooks)) return false;
+  state.frame = frame;
+  return true;
+}
+
 int advance_frames_to(SimState& state, Real t_end, const AdvanceHooks& hooks) {
-  const Real frame = 1 / state.scene.time.fps;
   int substeps = 0;
   while (t_end - state.time > slack(state)) {
-    // The next frame end after state.time (a state already on a frame end goes to the next).
-    const Real next = (std::floor(state.time / frame + 1e-9) + 1) * frame;
-    substeps += advance_to(state, std::min(t_end, next), hooks);
+    FrameStats tally;
+    StageTimes times;
+    const Real end = frame_end(state, state.frame + 1);
+    const bool reached = end - t_end <= slack(state) ? advance_frame(state, tally, times, hooks)
+                                                     : advance_to(state, t_end, tally, times, hooks);
+    substeps += tally.substeps;
+    if (!reached) break;
   }
   return substeps;
 }

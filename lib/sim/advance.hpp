@@ -26,15 +26,14 @@ namespace fsicut::sim {
 
 // The gravity term's factor. sqrt(dx |g|) is the speed a liquid starting at
 // rest reaches falling half a cell; at cfl = 1 it then falls half a cell in
-// the first substep. Bridson suggests sqrt(5 dx |g|) (with cfl up to 5); the
-// liquid-only tests once used 5 with their own loop (fluid::cfl_dt, removed).
-// Measured with this driver, factor 1 against 5 (issue 19): hydrostatic rest
-// max |u| 0.0183 % vs 0.0186 % of sqrt(g R) (30 vs 60 substeps), Martin & Moyce
+// the first substep. Bridson suggests sqrt(5 dx |g|) (with cfl up to 5).
+// Measured with this driver, factor 1 against 5: hydrostatic rest max |u|
+// 0.0183 % vs 0.0186 % of sqrt(g R) (30 vs 60 substeps), Martin & Moyce
 // largest lead +14.6 % vs +14.9 % (544 vs 600), ramp -0.68 % vs -0.56 %,
 // sloshing period +3.88 % either way; all within their bounds. The coupled
 // compressibility test's cube sinks 9.5 mm with 1 but 2.5 mm with 5 before it
 // rises (shorter first substeps while it expands), below that test's 4 mm
-// bound: it was measured at 1, fsicut's rule, which stays.
+// bound: the test runs with factor 1, fsicut's rule.
 inline constexpr Real GRAVITY_CFL_FACTOR = 1;
 
 // The CFL substep length [s] of the state as it is (see the header); +infinity
@@ -56,9 +55,12 @@ Substep choose_substep(const SimState& state, Real remaining, int substeps_left)
 struct AdvanceHooks {
   // Sees each substep's coupled system before it is solved (sim/couple.hpp).
   SystemObserver observe;
-  // Called after every substep, with the state at its end; may throw to stop
-  // the advance there (the state is consistent after every substep).
+  // Called after every substep, with the state at its end. It may throw an
+  // error (an interrupted run); the state is consistent after every substep.
   std::function<void(const SimState&, const StepReport&)> after_substep;
+  // Asked after every substep (after after_substep): true ends the advance
+  // there, before its target time (benchmarks that time a number of substeps).
+  std::function<bool(const SimState&)> stop;
 };
 
 // Advances `state` to t_end [s] (> state.time) in substeps chosen by
@@ -67,17 +69,28 @@ struct AdvanceHooks {
 // most state.scene.time.max_substeps - tally.substeps (at least one) substeps
 // are taken: pass a fresh FrameStats per frame, or the partial one of a frame
 // being resumed. `times` accumulates each Algorithm 1 stage's wall time.
-// state.time ends exactly at t_end. Throws what sim::step throws.
-void advance_to(SimState& state, Real t_end, FrameStats& tally, StageTimes& times, const AdvanceHooks& hooks = {});
+// state.time ends exactly at t_end. Returns false when hooks.stop ended the
+// advance first. Throws what sim::step throws.
+bool advance_to(SimState& state, Real t_end, FrameStats& tally, StageTimes& times, const AdvanceHooks& hooks = {});
 
 // The same without statistics: advances to t_end in substeps whose budget is
 // time.max_substeps per call. Returns the substeps taken.
 int advance_to(SimState& state, Real t_end, const AdvanceHooks& hooks = {});
 
-// Advances `state` by whole frames (1 / time.fps each, frame ends at
-// multiples of the frame length as in `fsicut`), each with its own substep
-// budget, until `t_end` [s]; the last stretch may end between two frame ends.
-// Returns the substeps taken. What tests use to run "for 2 seconds".
+// The frame-end rule, the one `fsicut`, the benchmarks and the tests share:
+// frame k (k >= 1; frame 0 is the initial state) ends at k / time.fps [s],
+// computed from k so that round-off does not accumulate over long runs.
+Real frame_end(const SimState& state, int frame);
+
+// Advances frame state.frame + 1 to its end within its own substep budget
+// (`tally`: a fresh FrameStats, or the partial one of a frame being resumed)
+// and then sets state.frame to it. Returns false, the frame unfinished, when
+// hooks.stop ended it first.
+bool advance_frame(SimState& state, FrameStats& tally, StageTimes& times, const AdvanceHooks& hooks = {});
+
+// Advances frame by frame as advance_frame does until t_end [s]; a t_end
+// inside a frame stops there (the next call finishes that frame). Returns the
+// substeps taken. What tests use to run "for 2 seconds".
 int advance_frames_to(SimState& state, Real t_end, const AdvanceHooks& hooks = {});
 
 }  // namespace fsicut::sim

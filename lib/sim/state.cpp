@@ -8,6 +8,7 @@
 #include "lib/levelset/mesh_sdf.hpp"
 #include "lib/mesh/build.hpp"
 #include "lib/mesh/check.hpp"
+#include "lib/sim/from_scene.hpp"
 
 namespace fsicut::sim {
 namespace {
@@ -84,7 +85,7 @@ SimState build_state(const scene::Scene& scene) {
       log::warn(scene.file + ": /obstacles: obstacles only act on the liquid, and this scene has none");
     return state;
   }
-  state.liquid = fluid::make_liquid(scene, levelset::static_solid_from_scene(scene.obstacles, std::move(obj_obstacles)),
+  state.liquid = make_liquid(scene, levelset::static_solid_from_scene(scene.obstacles, std::move(obj_obstacles)),
                                     levelset::obj_region_tests(scene.fluid.regions, scene.file));
   state.surfaces = make_surfaces(state.solids, levelset::obstacle_surfaces(scene.obstacles, scene.file));
   if (!state.surfaces.distance.empty()) {

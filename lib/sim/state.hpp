@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "lib/fluid/liquid.hpp"
-#include "lib/sim/couple.hpp"
+#include "lib/sim/solid_fields.hpp"
 #include "lib/scene/scene.hpp"
 #include "lib/solid/body.hpp"
 #include "lib/solid/reduced.hpp"

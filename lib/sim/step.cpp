@@ -4,6 +4,9 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
+#include "lib/sim/couple.hpp"
+#include "lib/sim/particle_paths.hpp"
+#include "lib/sim/solid_fields.hpp"
 #include "lib/solid/integrate.hpp"
 #include "lib/solid/reduced.hpp"
 
@@ -18,8 +21,8 @@ linsolve::PcgSettings solid_solver_settings(const scene::Coupling& c) {
 }
 
 void record(StepReport& report, const linsolve::Report& solve, const scene::Scene& scene, const std::string& what) {
-  report.solve = report.solves == 0 ? solve : linsolve::worst(report.solve, solve);
-  ++report.solves;
+  report.worst_solve = report.solve_count == 0 ? solve : linsolve::worst(report.worst_solve, solve);
+  ++report.solve_count;
   if (solve.converged) return;
   // A solver that could not start (failure) has no iterations to raise.
   std::string message = what + ": ", advice = "; set /coupling/allow_unconverged to go on";
@@ -36,31 +39,82 @@ void record(StepReport& report, const linsolve::Report& solve, const scene::Scen
   log::warn(message);
 }
 
+// Stage 1 for the solids: x += dt v and the element rotations; a reduced
+// body's frame and modes, q += dt qdot, and its nodes from them.
+void update_solid_positions(SimState& state, Real dt) {
+  for (std::size_t b = 0; b < state.solids.size(); ++b) {
+    if (!is_reduced(state, b)) {
+      solid::update_positions(state.solids[b], dt);
+      continue;
+    }
+    solid::ReducedBody& r = *state.reduced[b];
+    solid::advance_reduced_positions(r.basis, r.state, dt);
+    solid::write_reduced_to_body(r.basis, r.state, state.solids[b]);
+  }
+}
+
+// Stage 3 for the solids: gravity by forward Euler on the free nodes of full
+// bodies (a reduced body takes it within its velocity step, stage 5).
+void apply_solid_gravity(SimState& state, Real dt) {
+  for (std::size_t k = 0; k < state.solids.size(); ++k) {
+    if (is_reduced(state, k)) continue;
+    solid::Body& b = state.solids[k];
+    for (Index i = 0; i < b.num_nodes(); ++i)
+      if (!b.pinned[i]) b.v.col(i) += dt * state.scene.gravity;
+  }
+}
+
+// Stage 5 without liquid around them: each solid's backward Euler step in
+// velocities (6); a reduced body's velocity step with gravity.
+void advance_solids_alone(SimState& state, Real dt, StepReport& report) {
+  const scene::Scene& scene = state.scene;
+  for (std::size_t k = 0; k < state.solids.size(); ++k) {
+    solid::Body& b = state.solids[k];
+    if (is_reduced(state, k)) {
+      solid::ReducedBody& r = *state.reduced[k];
+      solid::advance_reduced_velocities(r.basis, r.state, dt, solid::gravity_forces(r.basis, scene.gravity));
+      solid::write_reduced_to_body(r.basis, r.state, b);
+      continue;
+    }
+    record(report, solid::advance_velocities(b, dt, Vec3::Zero(), solid_solver_settings(scene.coupling)), scene,
+           "solid \"" + b.name + "\"");
+  }
+}
+
+// Stage 6 for the solids: nodes kept inside the domain walls (an explicit
+// correction, as the paper does), then checked for NaN.
+void collide_solids_with_walls(SimState& state) {
+  const scene::Grid& grid = state.scene.grid;
+  for (std::size_t k = 0; k < state.solids.size(); ++k) {
+    solid::Body& b = state.solids[k];
+    if (is_reduced(state, k)) {
+      solid::ReducedBody& r = *state.reduced[k];
+      solid::collide_reduced_walls(r.basis, r.state, grid.origin, grid.max());
+      solid::write_reduced_to_body(r.basis, r.state, b);
+    } else {
+      solid::collide_walls(b, grid.origin, grid.max());
+    }
+    solid::check_finite(b);
+  }
+}
+
 }  // namespace
 
 StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserver& observe) {
   const scene::Scene& scene = state.scene;
   StepReport report;
+  const bool coupled = state.liquid && !state.solids.empty();
+  const bool surfaces = state.liquid && !state.surfaces.distance.empty();  // bodies or box/obj obstacles
 
   // 1. Update solid positions, x += dt v (34), and element rotations (Mueller & Gross 2004);
-  //    a reduced body's frame and modes, q += dt qdot, and its nodes from them (solid/reduced.hpp).
+  //    a reduced body's frame and modes (solid/reduced.hpp).
   {
     ScopedStage t(times, STAGE_SOLID_POSITIONS);
-    for (std::size_t b = 0; b < state.solids.size(); ++b) {
-      if (!is_reduced(state, b)) {
-        solid::update_positions(state.solids[b], dt);
-        continue;
-      }
-      solid::ReducedBody& r = *state.reduced[b];
-      solid::advance_reduced_positions(r.basis, r.state, dt);
-      solid::write_reduced_to_body(r.basis, r.state, state.solids[b]);
-    }
+    update_solid_positions(state, dt);
   }
   // 2. Advect marker particles (RK2, each through the velocities on its side of a
   //    thin solid) and face velocities (semi-Lagrangian, RK2 backtrace); remember
-  //    where the particles started relative to the solids (sim/couple.hpp).
-  const bool coupled = state.liquid && !state.solids.empty();
-  const bool surfaces = state.liquid && !state.surfaces.distance.empty();  // bodies or box/obj obstacles
+  //    where the particles started relative to the solids (sim/particle_paths.hpp).
   ParticlePaths paths;
   {
     ScopedStage t(times, STAGE_ADVECTION);
@@ -70,17 +124,11 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
     }
     if (state.liquid) fluid::advect(*state.liquid, dt);
   }
-  // 3. External forces: gravity by forward Euler on fluid faces and free solid
-  //    nodes (a reduced body takes it within its velocity step, stage 5).
+  // 3. External forces: gravity by forward Euler on fluid faces and free solid nodes.
   {
     ScopedStage t(times, STAGE_FORCES);
     if (state.liquid) fluid::apply_gravity(*state.liquid, dt);
-    for (std::size_t k = 0; k < state.solids.size(); ++k) {
-      if (is_reduced(state, k)) continue;
-      solid::Body& b = state.solids[k];
-      for (Index i = 0; i < b.num_nodes(); ++i)
-        if (!b.pinned[i]) b.v.col(i) += dt * scene.gravity;
-    }
+    apply_solid_gravity(state, dt);
   }
   // 4. Distance fields: solid SDF at nodes (moving solids united with the static
   //    obstacles), face open fractions, cut cells; liquid SDF at cell centres.
@@ -98,37 +146,17 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
              std::string("coupled pressure projection (") + scene::to_string(scene.coupling.scheme) + ")");
     } else {
       if (state.liquid) record(report, fluid::project(*state.liquid, dt), scene, "liquid pressure projection");
-      for (std::size_t k = 0; k < state.solids.size(); ++k) {
-        solid::Body& b = state.solids[k];
-        if (is_reduced(state, k)) {
-          solid::ReducedBody& r = *state.reduced[k];
-          solid::advance_reduced_velocities(r.basis, r.state, dt, solid::gravity_forces(r.basis, scene.gravity));
-          solid::write_reduced_to_body(r.basis, r.state, b);
-          continue;
-        }
-        record(report, solid::advance_velocities(b, dt, Vec3::Zero(), solid_solver_settings(scene.coupling)), scene,
-               "solid \"" + b.name + "\"");
-      }
+      advance_solids_alone(state, dt, report);
     }
   }
   // 6. Extrapolate fluid velocities, constrain them at solids, push particles out of solids
   //    and stop those whose path crossed a solid's surface; keep solid nodes inside the
-  //    domain walls (explicit correction, as the paper does).
+  //    domain walls.
   {
     ScopedStage t(times, STAGE_EXTRAPOLATION);
     if (state.liquid) fluid::extrapolate_and_constrain(*state.liquid, solid_velocity(state));
     if (surfaces) stop_particles_at_solids(state, paths);
-    for (std::size_t k = 0; k < state.solids.size(); ++k) {
-      solid::Body& b = state.solids[k];
-      if (is_reduced(state, k)) {
-        solid::ReducedBody& r = *state.reduced[k];
-        solid::collide_reduced_walls(r.basis, r.state, scene.grid.origin, scene.grid.max());
-        solid::write_reduced_to_body(r.basis, r.state, b);
-      } else {
-        solid::collide_walls(b, scene.grid.origin, scene.grid.max());
-      }
-      solid::check_finite(b);
-    }
+    collide_solids_with_walls(state);
   }
   state.time += dt;
   return report;

@@ -5,6 +5,7 @@
 #include "lib/core/timer.hpp"
 #include "lib/coupling/partitioned.hpp"
 #include "lib/linsolve/report.hpp"
+#include "lib/sim/couple.hpp"
 #include "lib/sim/state.hpp"
 
 namespace fsicut::sim {
@@ -18,8 +19,8 @@ inline constexpr const char* STAGE_PROJECTION = "projection";
 inline constexpr const char* STAGE_EXTRAPOLATION = "extrapolation";
 
 struct StepReport {
-  linsolve::Report solve;  // the worst linear solve of the substep
-  int solves = 0;          // how many linear solves it ran
+  linsolve::Report worst_solve;  // the worst linear solve of the substep (none: solve_count = 0)
+  int solve_count = 0;           // how many linear solves it ran
   std::optional<coupling::PartitionedReport> partitioned;  // schemes partitioned and xpm
 };
 

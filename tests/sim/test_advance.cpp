@@ -80,10 +80,11 @@ TEST_CASE("advance: a frame of an accelerating solid stays within max_substeps a
   for (int frame = 1; frame <= 20; ++frame) {
     sim::FrameStats tally;
     StageTimes times;
-    sim::advance_to(s, frame / 30.0, tally, times);
+    REQUIRE(sim::advance_frame(s, tally, times));
+    CHECK(s.frame == frame);
     CHECK(tally.substeps <= 2);
     CHECK(tally.substeps >= 1);
-    CHECK(s.time == frame / 30.0);  // lands on the frame end exactly
+    CHECK(s.time == sim::frame_end(s, frame));  // lands on the frame end exactly
     exceeded += tally.cfl_exceeded;
   }
   MESSAGE("substeps past the CFL limit over 20 frames: " << exceeded);
@@ -103,6 +104,45 @@ TEST_CASE("advance: a tally carried over counts against the frame's budget (mid-
   sim::FrameStats tally;
   tally.substeps = 2;  // as if a checkpoint had been written after 2 substeps of this frame
   StageTimes times;
-  sim::advance_to(s, 11 / 30.0, tally, times);
+  REQUIRE(sim::advance_frame(s, tally, times));
+  CHECK(s.frame == 11);
   CHECK(tally.substeps == 3);
+}
+
+TEST_CASE("advance: frame k ends at k / fps, computed from k; a stretch that ends inside a frame leaves it open") {
+  sim::SimState s = falling_block(9.81, 50);
+  CHECK(sim::frame_end(s, 0) == 0);
+  CHECK(sim::frame_end(s, 7) == 7 * (1 / 30.0));
+  CHECK(sim::frame_end(s, 3000) == 3000 * (1 / 30.0));
+  // 2.5 frames: two whole frames, then half of the third.
+  const int first = sim::advance_frames_to(s, 2.5 / 30.0);
+  CHECK(first > 0);
+  CHECK(s.frame == 2);
+  CHECK(s.time == 2.5 / 30.0);
+  // The next call finishes frame 3 on its end exactly, then frame 4.
+  sim::advance_frames_to(s, sim::frame_end(s, 4));
+  CHECK(s.frame == 4);
+  CHECK(s.time == sim::frame_end(s, 4));
+}
+
+TEST_CASE("advance: a stop hook ends the advance after the substep that asks, the frame left unfinished") {
+  sim::SimState s = falling_block(29.43, 50);
+  int taken = 0;
+  sim::AdvanceHooks hooks;
+  hooks.after_substep = [&](const sim::SimState&, const sim::StepReport&) { ++taken; };
+  hooks.stop = [&](const sim::SimState&) { return taken >= 3; };
+  sim::FrameStats tally;
+  StageTimes times;
+  // A frame of a fast fall needs more than 3 substeps (see above), so the hook ends it.
+  set_speed(s, 10);
+  CHECK_FALSE(sim::advance_frame(s, tally, times, hooks));
+  CHECK(taken == 3);
+  CHECK(tally.substeps == 3);
+  CHECK(s.frame == 0);
+  CHECK(s.time > 0);
+  CHECK(s.time < sim::frame_end(s, 1));
+  // advance_frames_to stops with it too and reports the substeps it took.
+  taken = 0;
+  CHECK(sim::advance_frames_to(s, 1.0, hooks) == 3);
+  CHECK(s.time < 1.0);
 }

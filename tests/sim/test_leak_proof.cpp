@@ -7,7 +7,7 @@
 #include <string>
 
 #include "lib/solid/body.hpp"
-#include "tests/fluid/simulate.hpp"
+#include "tests/sim/liquid_support.hpp"
 #include "tests/sim/coupled_support.hpp"
 #include "tests/support.hpp"
 

@@ -1,12 +1,15 @@
-// Physical validations of the free-surface liquid with static boundaries (issue 3).
-// Long-running: doctest suite "validation" (ctest label validation).
+// The free-surface liquid with static boundaries, stepped by the driver fsicut
+// runs (sim::advance_frames_to): a falling ball, thread independence, and the
+// long physical validations (doctest suite "validation", ctest label validation).
 #include <doctest/doctest.h>
 
 #include <chrono>
 #include <cmath>
 
 #include "lib/fluid/liquid.hpp"
-#include "tests/fluid/simulate.hpp"
+#include "lib/core/parallel.hpp"
+#include "lib/levelset/solid_sdf.hpp"
+#include "tests/sim/liquid_support.hpp"
 
 using namespace fsicut;
 using namespace fsicut::fluid;
@@ -18,6 +21,64 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 }  // namespace
+
+TEST_CASE("liquid: a falling ball follows y0 - g t^2 / 2") {
+  grid::MacGrid g;
+  g.resolution = {16, 40, 16};
+  g.dx = 0.025;  // 0.4 x 1.0 x 0.4 m
+  const Real grav = 9.81;
+  Liquid built = make_liquid(g, 1000, Vec3(0, -grav, 0), {});
+  const Vec3 c0(0.2, 0.85, 0.2);
+  add_liquid(built, [&](const Vec3& x) { return (x - c0).norm() < 0.1; }, Vec3::Zero(), 8, 3);
+  initialize(built);
+  // Algorithm 1 moves the particles before gravity acts, a lag of g t dt / 2: the
+  // error relative to the drop is dt / t, so 1 % needs dt <= t / 100.
+  const Real max_dt = 0.002;
+  sim::SimState state = test::liquid_state(std::move(built), 1.0, max_dt);
+  Liquid& l = *state.liquid;
+  const Real y0 = particle_centroid(l).y();
+  const Real duration = 0.3;
+  Real worst = 0;
+  const int steps = test::simulate(state, duration, [&](Real t, const linsolve::Report& r) {
+    REQUIRE(r.converged);
+    const Real expected = y0 - 0.5 * grav * t * t;
+    worst = std::max(worst, std::abs(particle_centroid(l).y() - expected));
+  });
+  const Real drop = 0.5 * grav * duration * duration;
+  MESSAGE(steps << " steps; worst centroid error " << worst << " m = " << 100 * worst / drop
+                << " % of the " << drop << " m drop");
+  CHECK(worst < 0.01 * drop);
+}
+
+
+TEST_CASE("liquid: results do not depend on the thread count") {
+  auto run = [](int threads) {
+    set_threads(threads);
+    grid::MacGrid g;
+    g.resolution = {24, 16, 3};
+    g.dx = 1.0 / 24;
+    Liquid l = make_liquid(g, 1000, Vec3(0, -9.81, 0),
+                           levelset::sphere_solid(Vec3(0.5, -0.3, 0), 0.45, false));
+    add_liquid(l, [](const Vec3& x) { return x.x() < 0.3 && x.y() < 0.5; }, Vec3::Zero(), 8, 5);
+    initialize(l);
+    sim::SimState state = test::liquid_state(std::move(l), 1.0, 0.01);
+    sim::advance_frames_to(state, 0.08);
+    return std::move(*state.liquid);
+  };
+  const Liquid a = run(1);
+  const Liquid b = run(2);
+  set_threads(0);
+  REQUIRE(a.markers.cols() == b.markers.cols());
+  const Real dp = (a.markers - b.markers).cwiseAbs().maxCoeff();
+  Real du = 0;
+  for (int ax = 0; ax < 3; ++ax)
+    for (Index f = 0; f < a.velocity[ax].count(); ++f)
+      du = std::max(du, std::abs(a.velocity[ax][f] - b.velocity[ax][f]));
+  MESSAGE("1 vs 2 threads after 8 steps: max particle difference " << dp << " m, max velocity difference " << du
+                                                                   << " m/s");
+  CHECK(dp < 1e-12);
+  CHECK(du < 1e-10);
+}
 
 TEST_SUITE("validation") {
 

@@ -1,4 +1,4 @@
-#include "lib/coupling/pressure_projection.hpp"
+#include "lib/fluid/pressure_projection.hpp"
 
 #include <algorithm>
 #include <string>
@@ -6,7 +6,7 @@
 #include "lib/core/error.hpp"
 #include "lib/core/parallel.hpp"
 
-namespace fsicut::coupling {
+namespace fsicut::fluid {
 namespace {
 
 // The six neighbours of a cell in increasing linear-index order:
@@ -133,15 +133,6 @@ PressureSystem assemble_pressure(const grid::MacGrid& grid, const grid::Array3<R
   return sys;
 }
 
-linsolve::Preconditioner preconditioner(scene::Coupling::Preconditioner kind) {
-  switch (kind) {
-    case scene::Coupling::Preconditioner::multigrid: return linsolve::Preconditioner::multigrid;
-    case scene::Coupling::Preconditioner::mic: return linsolve::Preconditioner::modified_incomplete_cholesky;
-    case scene::Coupling::Preconditioner::ic: return linsolve::Preconditioner::incomplete_cholesky;
-  }
-  return linsolve::Preconditioner::modified_incomplete_cholesky;
-}
-
 std::vector<Vec3i> PressureSystem::cells() const {
   std::vector<Vec3i> out(active.cells.size());
   parallel_for(0, static_cast<Index>(out.size()), [&](Index r) { out[r] = active.row.coord(active.cells[r]); });
@@ -228,7 +219,7 @@ void apply_pressure(const grid::MacGrid& grid, const cutcell::ActiveCells& activ
   });
 }
 
-linsolve::Report project(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
+linsolve::Report project_pressure(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
                          const cutcell::FaceFractions& fractions, Real dt, Real density,
                          const ProjectionSettings& settings, grid::MacVelocity& velocity,
                          grid::Array3<Real>& pressure, FaceFlags& valid) {
@@ -249,4 +240,4 @@ Real weighted_divergence(const grid::MacGrid& grid, const cutcell::FaceFractions
   return div / grid.dx;
 }
 
-}  // namespace fsicut::coupling
+}  // namespace fsicut::fluid

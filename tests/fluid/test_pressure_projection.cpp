@@ -3,7 +3,7 @@
 #include <Eigen/SparseCholesky>
 #include <cmath>
 
-#include "lib/coupling/pressure_projection.hpp"
+#include "lib/fluid/pressure_projection.hpp"
 #include "lib/cutcell/face_fractions.hpp"
 #include "lib/levelset/solid_sdf.hpp"
 
@@ -43,7 +43,7 @@ TEST_CASE("projection: cut-cell weights balance hydrostatics in a spherical cont
   const Real g = 9.81, dt = 0.01, rho = 1000;
   // Surface at 0.53 m: not grid-aligned (cell centres at (j + 1/2)/24).
   Setup s = flat_liquid_in_sphere(24, 0.53, g, dt);
-  const auto system = coupling::assemble_pressure(s.grid, s.liquid_phi, s.fractions, s.velocity, dt, rho);
+  const auto system = fluid::assemble_pressure(s.grid, s.liquid_phi, s.fractions, s.velocity, dt, rho);
   const int n = system.active.count();
   MESSAGE("active cells: " << n);
   REQUIRE(n > 1000);
@@ -63,12 +63,12 @@ TEST_CASE("projection: cut-cell weights balance hydrostatics in a spherical cont
   CHECK(dmin > 0);
 
   grid::Array3<Real> pressure(s.grid.cell_size(), 0.0);
-  coupling::ProjectionSettings settings;
-  const auto report = coupling::solve_pressure(system, settings, pressure);
+  fluid::ProjectionSettings settings;
+  const auto report = fluid::solve_pressure(system, settings, pressure);
   MESSAGE("PCG iterations " << report.iterations << ", relative residual " << report.relative_residual);
   CHECK(report.converged);
-  coupling::FaceFlags valid;
-  coupling::apply_pressure(s.grid, system.active, s.liquid_phi, s.fractions, pressure, dt, rho,
+  fluid::FaceFlags valid;
+  fluid::apply_pressure(s.grid, system.active, s.liquid_phi, s.fractions, pressure, dt, rho,
                            s.velocity, valid);
 
   // Projected velocity vanishes on every face the projection owns.
@@ -96,7 +96,7 @@ TEST_CASE("projection: cut-cell weights balance hydrostatics in a spherical cont
   // Divergence of the projected field: div = A p - b in every active cell.
   Real div2 = 0, divmax = 0;
   for (int r = 0; r < n; ++r) {
-    const Real d = coupling::weighted_divergence(s.grid, s.fractions, s.velocity,
+    const Real d = fluid::weighted_divergence(s.grid, s.fractions, s.velocity,
                                                  pressure.coord(system.active.cells[r]));
     div2 += d * d;
     divmax = std::max(divmax, std::abs(d));
@@ -107,9 +107,9 @@ TEST_CASE("projection: cut-cell weights balance hydrostatics in a spherical cont
 }
 
 TEST_CASE("projection: ghost-fluid theta is clamped and exact for a linear interface") {
-  CHECK(coupling::ghost_theta(-0.25, 0.75) == doctest::Approx(0.25));
-  CHECK(coupling::ghost_theta(-1e-9, 1.0) == coupling::THETA_MIN);
-  CHECK(coupling::ghost_theta(-1.0, 0.0) == 1);
+  CHECK(fluid::ghost_theta(-0.25, 0.75) == doctest::Approx(0.25));
+  CHECK(fluid::ghost_theta(-1e-9, 1.0) == fluid::THETA_MIN);
+  CHECK(fluid::ghost_theta(-1.0, 0.0) == 1);
 }
 
 TEST_CASE("projection: a sealed cavity full of liquid is still solvable") {
@@ -123,10 +123,10 @@ TEST_CASE("projection: a sealed cavity full of liquid is still solvable") {
   grid::MacVelocity u = grid::make_velocity(g);
   u[1].fill(-0.1);
   grid::Array3<Real> p(g.cell_size(), 0.0);
-  coupling::FaceFlags valid;
-  const auto sys = coupling::assemble_pressure(g, phi, f, u, 0.01, 1000);
+  fluid::FaceFlags valid;
+  const auto sys = fluid::assemble_pressure(g, phi, f, u, 0.01, 1000);
   CHECK(sys.pinned_groups == 1);
-  const auto report = coupling::project(g, phi, f, 0.01, 1000, {}, u, p, valid);
+  const auto report = fluid::project_pressure(g, phi, f, 0.01, 1000, {}, u, p, valid);
   CHECK(report.converged);
   Real umax = 0;
   for (int a = 0; a < 3; ++a)

@@ -29,12 +29,12 @@
 
 #include "lib/cutcell/active_cells.hpp"
 #include "lib/cutcell/face_fractions.hpp"
+#include "lib/fluid/velocity.hpp"
 #include "lib/grid/mac_grid.hpp"
 #include "lib/linsolve/pcg.hpp"
 #include "lib/linsolve/report.hpp"
-#include "lib/scene/scene.hpp"
 
-namespace fsicut::coupling {
+namespace fsicut::fluid {
 
 // Why: theta -> 0 when the interface passes through an active cell's centre; 1/theta
 // would then blow up the diagonal (ill conditioning, huge surface velocities).
@@ -48,9 +48,6 @@ struct ProjectionSettings {
   bool allow_unconverged = false;  // false: a solve that stops early throws SimulationError
   linsolve::Preconditioner preconditioner = linsolve::Preconditioner::multigrid;
 };
-
-// The PCG preconditioner a scene's coupling/preconditioner names.
-linsolve::Preconditioner preconditioner(scene::Coupling::Preconditioner kind);
 
 struct PressureSystem {
   cutcell::ActiveCells active;
@@ -78,10 +75,6 @@ PressureSystem assemble_pressure(const grid::MacGrid& grid, const grid::Array3<R
 linsolve::Report solve_pressure(const PressureSystem& system, const ProjectionSettings& settings,
                                 grid::Array3<Real>& pressure);
 
-// Face validity flags, valid[a] of size grid.face_size(a): 1 where the projection
-// set the velocity.
-using FaceFlags = std::array<grid::Array3<char>, 3>;
-
 // The velocity update (20) on the faces described above; sets `valid`.
 void apply_pressure(const grid::MacGrid& grid, const cutcell::ActiveCells& active,
                     const grid::Array3<Real>& liquid_phi, const cutcell::FaceFractions& fractions,
@@ -89,7 +82,7 @@ void apply_pressure(const grid::MacGrid& grid, const cutcell::ActiveCells& activ
                     grid::MacVelocity& velocity, FaceFlags& valid);
 
 // assemble_pressure + solve_pressure + apply_pressure.
-linsolve::Report project(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
+linsolve::Report project_pressure(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
                          const cutcell::FaceFractions& fractions, Real dt, Real density,
                          const ProjectionSettings& settings, grid::MacVelocity& velocity,
                          grid::Array3<Real>& pressure, FaceFlags& valid);
@@ -99,4 +92,4 @@ linsolve::Report project(const grid::MacGrid& grid, const grid::Array3<Real>& li
 Real weighted_divergence(const grid::MacGrid& grid, const cutcell::FaceFractions& fractions,
                          const grid::MacVelocity& velocity, const Vec3i& c);
 
-}  // namespace fsicut::coupling
+}  // namespace fsicut::fluid

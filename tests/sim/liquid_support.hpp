@@ -52,7 +52,7 @@ inline sim::SimState liquid_state(fluid::Liquid liquid, Real cfl, Real frame) {
 template <class Observe>
 int simulate(sim::SimState& state, Real duration, Observe&& observe) {
   sim::AdvanceHooks hooks;
-  hooks.after_substep = [&](const sim::SimState& s, const sim::StepReport& r) { observe(s.time, r.solve); };
+  hooks.after_substep = [&](const sim::SimState& s, const sim::StepReport& r) { observe(s.time, r.worst_solve); };
   return sim::advance_frames_to(state, state.time + duration, hooks);
 }
 

@@ -1,0 +1,298 @@
+#include "lib/scene/read.hpp"
+
+#include <cctype>
+
+#include "lib/scene/names.hpp"
+
+namespace fsicut::scene {
+namespace {
+
+// Solid names become file names `<name>.NNNN.obj` and, while writing, hidden
+// temporaries `.<name>.NNNN.obj.tmp-<pid>-<n>`: 128 characters leave room for
+// those within the usual 255-byte file-name limit.
+constexpr std::size_t MAX_SOLID_NAME_LENGTH = 128;
+
+// Upper bounds on material constants, far past any real material, so that the
+// matrices built from them stay finite: E = 1e308 made the stiffness infinite
+// and crashed the solver. Diamond is 1.2e12 Pa, osmium 22600 kg/m^3.
+constexpr Real MAX_YOUNGS_MODULUS = 1e14;  // [Pa]
+constexpr Real MAX_DENSITY = 1e6;          // [kg/m^3]
+constexpr Real MAX_DAMPING_MASS = 1e6;     // tau_m [1/s]
+constexpr Real MAX_DAMPING_STIFFNESS = 1e3;  // tau_k [s]
+
+Shape read_shape(const json& j, const Where& w, ShapeUse use) {
+  Object o(j, w);
+  Shape s;
+  s.pointer = w.pointer;
+  NameTable<Shape::Type> types;
+  for (const auto& named : names<Shape::Type>())
+    if (use != PINNED || named.second != Shape::Type::obj) types.push_back(named);
+  s.type = read_enum(o, "type", types, true, Shape::Type::box);
+  switch (s.type) {
+    case Shape::Type::box:
+      o.require("min", s.min);
+      o.require("max", s.max);
+      check_box(s.min, s.max, w);
+      break;
+    case Shape::Type::sphere:
+      o.require("center", s.center);
+      o.require("radius", s.radius, positive());
+      break;
+    case Shape::Type::obj:
+      o.require("path", s.path);
+      s.path = resolve_input_path(s.path, w / "path");
+      break;
+  }
+  if (use == FLUID_REGION) o.get("velocity", s.velocity);
+  if (use == OBSTACLE) o.get("inside_out", s.inside_out);
+  o.finish();
+  return s;
+}
+
+Transform read_transform(const json& j, const Where& w) {
+  Object o(j, w);
+  Transform t;
+  o.get("translate", t.translate);
+  o.get("rotate", t.rotate);
+  o.get("scale", t.scale, positive());
+  o.finish();
+  return t;
+}
+
+MeshDesc read_mesh(const json& j, const Where& w) {
+  Object o(j, w);
+  MeshDesc m;
+  m.pointer = w.pointer;
+  m.type = read_enum(o, "type", names<MeshDesc::Type>(), true, MeshDesc::Type::box);
+  switch (m.type) {
+    case MeshDesc::Type::box:
+      o.require("min", m.min);
+      o.require("max", m.max);
+      check_box(m.min, m.max, w);
+      o.get("cells", m.cells, positive_vec3i());
+      break;
+    case MeshDesc::Type::sphere:
+      o.require("center", m.center);
+      o.require("radius", m.radius, positive());
+      break;
+    case MeshDesc::Type::shell:
+      o.require("center", m.center);
+      o.require("outer_radius", m.outer_radius, positive());
+      o.require("inner_radius", m.inner_radius, positive());
+      if (m.inner_radius >= m.outer_radius)
+        (w / "inner_radius").fail("inner_radius must be smaller than outer_radius");
+      break;
+    case MeshDesc::Type::obj:
+      o.require("path", m.path);
+      m.path = resolve_input_path(m.path, w / "path");
+      break;
+  }
+  if (m.type == MeshDesc::Type::sphere || m.type == MeshDesc::Type::shell)
+    o.get("subdivisions", m.subdivisions, [](const int& v, const Where& at) {
+      // Level 6 is already 81920 surface triangles: more is a typo, not a mesh.
+      if (v < 0 || v > 6) at.fail("must be in 0..6, got " + std::to_string(v));
+    });
+  if (m.type != MeshDesc::Type::box) {
+    o.get("max_tet_volume", m.max_tet_volume, non_negative());
+    o.get("quality", m.quality, [](const Real& v, const Where& at) {
+      // TetGen cannot guarantee radius-edge ratios below ~1.1 and may not terminate.
+      if (v != 0 && v < 1.1) at.fail("must be 0 (off) or >= 1.1, got " + num(v));
+    });
+  }
+  if (o.has("transform")) m.transform = read_transform(o.at("transform"), w / "transform");
+  o.finish();
+  return m;
+}
+
+SolidDesc read_solid(const json& j, const Where& w) {
+  Object o(j, w);
+  SolidDesc s;
+  s.pointer = w.pointer;
+  o.require("name", s.name, [](const std::string& name, const Where& at) {
+    if (name.empty()) at.fail("must not be empty");
+    if (name.size() > MAX_SOLID_NAME_LENGTH)
+      at.fail("is " + std::to_string(name.size()) + " characters long; at most " +
+              std::to_string(MAX_SOLID_NAME_LENGTH) + " (it names output files, and file names are limited)");
+    for (char c : name)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
+        at.fail("\"" + name + "\" names output files: use letters, digits, '_' and '-' only");
+    if (name == "liquid" || name == "stats" || name == "run")
+      at.fail("\"" + name + "\" is reserved for other output files");
+  });
+  if (!o.has("mesh")) w.fail("missing required key \"mesh\"");
+  s.mesh = read_mesh(o.at("mesh"), w / "mesh");
+  o.get("density", s.density, positive_at_most(MAX_DENSITY, "kg/m^3"));
+  o.get("youngs_modulus", s.youngs_modulus, positive_at_most(MAX_YOUNGS_MODULUS, "Pa"));
+  o.get("poisson_ratio", s.poisson_ratio, [](const Real& v, const Where& at) {
+    if (!(v >= 0 && v < 0.5)) at.fail("must be in [0, 0.5), got " + num(v));
+  });
+  if (o.has("damping")) {
+    Object d(o.at("damping"), w / "damping");
+    d.get("mass", s.damping.mass, non_negative_at_most(MAX_DAMPING_MASS, "1/s"));
+    d.get("stiffness", s.damping.stiffness, non_negative_at_most(MAX_DAMPING_STIFFNESS, "s"));
+    d.finish();
+  }
+  o.get("velocity", s.velocity);
+  if (o.has("pinned"))
+    s.pinned = read_array<Shape>(o.at("pinned"), w / "pinned",
+                                 [](const json& p, const Where& at) { return read_shape(p, at, PINNED); });
+  o.get("initial_scale", s.initial_scale, positive());
+  s.element = read_enum(o, "element", names<SolidDesc::Element>(), false, SolidDesc::Element::linear);
+  s.model = read_enum(o, "model", names<SolidDesc::Model>(), false, SolidDesc::Model::full);
+  o.get("modes", s.modes, [](const int& v, const Where& at) {
+    if (v < 0) at.fail("must be >= 0 (0: a rigid body), got " + std::to_string(v));
+  });
+  if (o.has("modes") && s.model != SolidDesc::Model::reduced)
+    (w / "modes").fail("applies to \"model\": \"reduced\" only; this solid is full");
+  o.finish();
+  return s;
+}
+
+void check_inside_grid(const Grid& g, const Vec3& lo, const Vec3& hi, const Where& w) {
+  const Vec3 glo = g.origin, ghi = g.max();
+  for (int i = 0; i < 3; ++i)
+    if (lo[i] < glo[i] || hi[i] > ghi[i]) {
+      std::ostringstream s;
+      s << "extends outside the grid [" << glo.transpose() << "] - [" << ghi.transpose() << "] along axis " << i;
+      w.fail(s.str());
+    }
+}
+
+// Sections of the scene's root, in the order read_scene reads them.
+
+void read_grid(Object& o, const Where& w, Grid& grid) {
+  if (!o.has("grid")) w.fail("missing required key \"grid\"");
+  Object g(o.at("grid"), w / "grid");
+  g.require("resolution", grid.resolution, positive_vec3i());
+  g.get("origin", grid.origin);
+  g.require("cell_size", grid.cell_size, positive());
+  g.finish();
+}
+
+void read_time(Object& o, const Where& w, const Grid& grid, Time& time) {
+  if (!o.has("time")) return;
+  Object t(o.at("time"), w / "time");
+  t.get("fps", time.fps, positive());
+  t.get("frames", time.frames, at_least(0));
+  t.get("cfl", time.cfl, positive());
+  t.get("max_substeps", time.max_substeps, at_least(1));
+  t.finish();
+  // Velocities are extrapolated cfl + 2 cells into the air each substep; a
+  // substep that moves the liquid further than the grid is long gains
+  // nothing, and 1e9 would run a billion extrapolation passes.
+  const int longest = grid.resolution.maxCoeff();
+  if (time.cfl > longest)
+    (w / "time" / "cfl").fail("must be at most the grid's largest resolution (" + std::to_string(longest) +
+                              " cells), got " + num(time.cfl));
+}
+
+void read_fluid(Object& o, const Where& w, const Grid& grid, Fluid& fluid) {
+  if (!o.has("fluid")) return;
+  Object f(o.at("fluid"), w / "fluid");
+  f.get("density", fluid.density, positive_at_most(MAX_DENSITY, "kg/m^3"));
+  f.get("particles_per_cell", fluid.particles_per_cell, at_least(1));
+  f.get("seed", fluid.seed);
+  if (f.has("regions"))
+    fluid.regions = read_array<Shape>(f.at("regions"), w / "fluid" / "regions",
+                                      [](const json& r, const Where& at) { return read_shape(r, at, FLUID_REGION); });
+  f.finish();
+  for (const Shape& r : fluid.regions) {
+    const Where at{w.file, w.directory, r.pointer};
+    if (r.type == Shape::Type::box) check_inside_grid(grid, r.min, r.max, at);
+    if (r.type == Shape::Type::sphere)
+      check_inside_grid(grid, r.center.array() - r.radius, r.center.array() + r.radius, at);
+  }
+}
+
+void read_solids(Object& o, const Where& w, std::vector<SolidDesc>& solids) {
+  if (o.has("solids")) solids = read_array<SolidDesc>(o.at("solids"), w / "solids", read_solid);
+  for (size_t i = 0; i < solids.size(); ++i)
+    for (size_t k = 0; k < i; ++k)
+      if (solids[i].name == solids[k].name)
+        (w / "solids" / i / "name").fail("duplicate solid name \"" + solids[i].name + "\" (also " +
+                                         solids[k].pointer + ")");
+}
+
+void read_partitioned(Object& c, const Where& cw, Partitioned& pt) {
+  if (!c.has("partitioned")) return;
+  Object pc(c.at("partitioned"), cw / "partitioned");
+  pc.get("relaxation", pt.relaxation, [](const Real& v, const Where& at) {
+    if (!(v > 0 && v <= 1)) at.fail("must be in (0, 1], got " + num(v));
+  });
+  pc.get("tolerance", pt.tolerance, positive());
+  pc.get("max_iterations", pt.max_iterations, at_least(1));
+  pc.get("recompute_geometry", pt.recompute_geometry);
+  pt.impulses = read_enum(pc, "impulses", names<Partitioned::Impulses>(), false, Partitioned{}.impulses);
+  pc.finish();
+}
+
+void read_coupling(Object& o, const Where& w, Coupling& coupling) {
+  if (!o.has("coupling")) return;
+  Where cw = w / "coupling";
+  Object c(o.at("coupling"), cw);
+  coupling.scheme = read_enum(c, "scheme", names<Coupling::Scheme>(), false, Coupling::Scheme::spd);
+  coupling.preconditioner =
+      read_enum(c, "preconditioner", names<Coupling::Preconditioner>(), false, Coupling{}.preconditioner);
+  c.get("sigma", coupling.sigma, open_interval(0, 1));
+  if (c.has("alpha")) {
+    const json& a = c.at("alpha");
+    if (a.is_string()) {
+      if (a.get<std::string>() != "auto") (cw / "alpha").fail("expected a positive number or \"auto\"");
+      coupling.alpha_auto = true;
+    } else {
+      c.get("alpha", coupling.alpha, positive());
+    }
+  }
+  c.get("tolerance", coupling.tolerance, open_interval(0, 1));
+  c.get("max_iterations", coupling.max_iterations, at_least(1));
+  c.get("allow_unconverged", coupling.allow_unconverged);
+  read_partitioned(c, cw, coupling.partitioned);
+  c.finish();
+}
+
+void read_output(Object& o, const Where& w, Output& output) {
+  if (o.has("output")) {
+    Object out(o.at("output"), w / "output");
+    out.get("directory", output.directory);
+    out.get("liquid", output.liquid);
+    out.get("solids", output.solids);
+    out.get("checkpoint_every", output.checkpoint_every, at_least(0));
+    out.get("checkpoint_keep", output.checkpoint_keep, at_least(1));
+    out.get("voxel_size", output.voxel_size, positive_optional());
+    output.up_axis = read_enum(out, "up_axis", names<Output::UpAxis>(), false, Output::UpAxis::y);
+    out.get("liquid_velocity", output.liquid_velocity);
+    out.get("liquid_particles", output.liquid_particles);
+    out.finish();
+  }
+  output.directory = resolve_path(output.directory, w / "output" / "directory");
+}
+
+}  // namespace
+
+Scene read_scene(const json& root, const std::string& file, const std::string& directory) {
+  Where w{file, directory, ""};
+  Object o(root, w);
+  Scene scene;
+  scene.file = file;
+  scene.directory = directory;
+
+  // Editors attach a JSON Schema through "$schema" (scenes/schema.json): a
+  // string that names it, not part of the simulation.
+  if (o.has("$schema") && !o.at("$schema").is_string())
+    (w / "$schema").fail("expected a string (the path or URL of a JSON Schema), got " + type_name(o.at("$schema")));
+  read_grid(o, w, scene.grid);
+  read_time(o, w, scene.grid, scene.time);
+  o.get("gravity", scene.gravity);
+  read_fluid(o, w, scene.grid, scene.fluid);
+  if (o.has("obstacles"))
+    scene.obstacles = read_array<Shape>(o.at("obstacles"), w / "obstacles",
+                                        [](const json& r, const Where& at) { return read_shape(r, at, OBSTACLE); });
+  read_solids(o, w, scene.solids);
+  read_coupling(o, w, scene.coupling);
+  read_output(o, w, scene.output);
+  o.get("strict", scene.strict);
+  o.finish();
+  return scene;
+}
+
+}  // namespace fsicut::scene

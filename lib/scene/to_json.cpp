@@ -1,0 +1,112 @@
+#include "lib/scene/json_reader.hpp"
+#include "lib/scene/load.hpp"
+#include "lib/scene/names.hpp"
+#include "lib/scene/read.hpp"
+
+// The inverse of read_scene: every key with its value, defaults included (run.json,
+// the checkpoint's scene fingerprint). Keys added after checkpoints existed are
+// written only when they differ from their default, so older fingerprints still match.
+namespace fsicut::scene {
+namespace {
+
+json vec(const Vec3& v) { return json::array({v[0], v[1], v[2]}); }
+json vec(const Vec3i& v) { return json::array({v[0], v[1], v[2]}); }
+
+json shape_json(const Shape& s, ShapeUse use) {
+  json j;
+  switch (s.type) {
+    case Shape::Type::box: j = {{"type", name_of(s.type)}, {"min", vec(s.min)}, {"max", vec(s.max)}}; break;
+    case Shape::Type::sphere: j = {{"type", name_of(s.type)}, {"center", vec(s.center)}, {"radius", s.radius}}; break;
+    case Shape::Type::obj: j = {{"type", name_of(s.type)}, {"path", s.path}}; break;
+  }
+  if (use == FLUID_REGION) j["velocity"] = vec(s.velocity);
+  if (use == OBSTACLE) j["inside_out"] = s.inside_out;
+  return j;
+}
+
+json mesh_json(const MeshDesc& m) {
+  json j;
+  switch (m.type) {
+    case MeshDesc::Type::box:
+      j = {{"type", name_of(m.type)}, {"min", vec(m.min)}, {"max", vec(m.max)}, {"cells", vec(m.cells)}};
+      break;
+    case MeshDesc::Type::sphere:
+      j = {{"type", name_of(m.type)}, {"center", vec(m.center)}, {"radius", m.radius}, {"subdivisions", m.subdivisions}};
+      break;
+    case MeshDesc::Type::shell:
+      j = {{"type", name_of(m.type)},           {"center", vec(m.center)},          {"outer_radius", m.outer_radius},
+           {"inner_radius", m.inner_radius}, {"subdivisions", m.subdivisions}};
+      break;
+    case MeshDesc::Type::obj: j = {{"type", name_of(m.type)}, {"path", m.path}}; break;
+  }
+  if (m.type != MeshDesc::Type::box) {
+    j["max_tet_volume"] = m.max_tet_volume;
+    j["quality"] = m.quality;
+  }
+  j["transform"] = {{"translate", vec(m.transform.translate)},
+                    {"rotate", vec(m.transform.rotate)},
+                    {"scale", m.transform.scale}};
+  return j;
+}
+
+}  // namespace
+
+std::string to_json(const Scene& s) {
+  json j;
+  j["grid"] = {{"resolution", vec(s.grid.resolution)}, {"origin", vec(s.grid.origin)}, {"cell_size", s.grid.cell_size}};
+  j["time"] = {{"fps", s.time.fps}, {"frames", s.time.frames}, {"cfl", s.time.cfl}, {"max_substeps", s.time.max_substeps}};
+  j["gravity"] = vec(s.gravity);
+  j["fluid"] = {{"density", s.fluid.density}, {"particles_per_cell", s.fluid.particles_per_cell},
+                {"seed", s.fluid.seed}, {"regions", json::array()}};
+  for (const Shape& r : s.fluid.regions) j["fluid"]["regions"].push_back(shape_json(r, FLUID_REGION));
+  j["obstacles"] = json::array();
+  for (const Shape& r : s.obstacles) j["obstacles"].push_back(shape_json(r, OBSTACLE));
+  j["solids"] = json::array();
+  for (const SolidDesc& d : s.solids) {
+    json sj = {{"name", d.name},
+               {"mesh", mesh_json(d.mesh)},
+               {"density", d.density},
+               {"youngs_modulus", d.youngs_modulus},
+               {"poisson_ratio", d.poisson_ratio},
+               {"damping", {{"mass", d.damping.mass}, {"stiffness", d.damping.stiffness}}},
+               {"velocity", vec(d.velocity)},
+               {"pinned", json::array()},
+               {"initial_scale", d.initial_scale}};
+    for (const Shape& p : d.pinned) sj["pinned"].push_back(shape_json(p, PINNED));
+    // Written only when not the default, so linear scenes' checkpoints keep their fingerprint.
+    if (d.element == SolidDesc::Element::quadratic) sj["element"] = name_of(d.element);
+    if (d.model == SolidDesc::Model::reduced) {
+      sj["model"] = name_of(d.model);
+      sj["modes"] = d.modes;
+    }
+    j["solids"].push_back(sj);
+  }
+  j["coupling"] = {{"scheme", name_of(s.coupling.scheme)},
+                   {"preconditioner", name_of(s.coupling.preconditioner)},
+                   {"sigma", s.coupling.sigma},
+                   {"tolerance", s.coupling.tolerance},
+                   {"max_iterations", s.coupling.max_iterations},
+                   {"allow_unconverged", s.coupling.allow_unconverged},
+                   {"partitioned", {{"relaxation", s.coupling.partitioned.relaxation},
+                                    {"tolerance", s.coupling.partitioned.tolerance},
+                                    {"max_iterations", s.coupling.partitioned.max_iterations},
+                                    {"recompute_geometry", s.coupling.partitioned.recompute_geometry}}}};
+  // Only when not the default: checkpoints written before the key existed
+  // fingerprint the scene without it and must keep resuming.
+  if (s.coupling.partitioned.impulses == Partitioned::Impulses::conservative)
+    j["coupling"]["partitioned"]["impulses"] = name_of(s.coupling.partitioned.impulses);
+  j["coupling"]["alpha"] = s.coupling.alpha_auto ? json("auto") : json(s.coupling.alpha);
+  j["output"] = {{"directory", s.output.directory},
+                 {"liquid", s.output.liquid},
+                 {"solids", s.output.solids},
+                 {"checkpoint_every", s.output.checkpoint_every},
+                 {"checkpoint_keep", s.output.checkpoint_keep},
+                 {"up_axis", name_of(s.output.up_axis)},
+                 {"liquid_velocity", s.output.liquid_velocity},
+                 {"liquid_particles", s.output.liquid_particles}};
+  if (s.output.voxel_size) j["output"]["voxel_size"] = *s.output.voxel_size;
+  j["strict"] = s.strict;
+  return j.dump(2);
+}
+
+}  // namespace fsicut::scene

@@ -1,0 +1,49 @@
+#pragma once
+// Where the solids' surfaces meet the liquid's cells: the coupling matrix
+// J = N^T C of Zarifi & Batty 2017, eqs. (10)-(12), and the conservative
+// impulse matrix G of the partitioned schemes (coupling/partitioned.hpp).
+//
+// Shapes: J is #active x #free solid dofs [m^2], rows the active cells of
+// the pressure system, columns the free dofs stacked body after body
+// (CoupledAssembly::dof_offset); J v is the volume rate [m^3/s] the solids
+// push through each cell's patches, J^T p the patches' pressure force [N] on
+// the solids' nodes. Signs: patch normals point into the solid.
+#include <vector>
+
+#include <Eigen/SparseCore>
+
+#include "lib/cutcell/active_cells.hpp"
+#include "lib/linsolve/pcg.hpp"
+
+namespace fsicut::sim {
+
+struct SimState;
+struct CoupledAssembly;
+
+using Triplets = std::vector<Eigen::Triplet<Real, int>>;
+
+// The entries of J: `full` for the full bodies (columns dof_offset[b] + 3 k + d
+// for free node k), `reduced` one list per reduced body in body order, each
+// over all of its nodes (columns 3 node + d).
+struct CouplingColumns {
+  Triplets full;
+  std::vector<Triplets> reduced;
+};
+
+// J of the current state (after stage 4: patches, fractions, the solid SDF) for
+// the active cells `active`.
+CouplingColumns coupling_columns(const SimState& state, const cutcell::ActiveCells& active,
+                                 const std::vector<int>& dof_offset);
+
+// G of coupling/partitioned.hpp's conservative impulses (#dofs x #active
+// [m^2]): cell i's pressure force on the solids, p_i dx^2 sum_a (c_{i+1/2} -
+// c_{i-1/2}) e_a with c = w_static - w the solids' share of each face's
+// closure, spread over the surface patches in cell i by area and over each
+// patch's free nodes by barycentric weight. A cell with no patch of its own
+// (a face the distance fields close while the clipped surface lies in the next
+// cell, e.g. a grid-aligned box face) spreads over the patches of its 26
+// neighbours; a cell with none there either keeps its impulse (the liquid then
+// feels it from the walls, as it would without the solids).
+linsolve::SparseMatrix conservative_impulse(const SimState& state, const CoupledAssembly& a);
+
+}  // namespace fsicut::sim

@@ -1,0 +1,106 @@
+#include "lib/sim/from_scene.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "lib/core/error.hpp"
+
+namespace fsicut::sim {
+namespace {
+
+fluid::Region shape_region(const scene::Shape& s) {
+  switch (s.type) {
+    case scene::Shape::Type::box: {
+      const Vec3 lo = s.min, hi = s.max;
+      return [lo, hi](const Vec3& x) {
+        return (x.array() >= lo.array()).all() && (x.array() <= hi.array()).all();
+      };
+    }
+    case scene::Shape::Type::sphere: {
+      const Vec3 c = s.center;
+      const Real r2 = s.radius * s.radius;
+      return [c, r2](const Vec3& x) { return (x - c).squaredNorm() <= r2; };
+    }
+    case scene::Shape::Type::obj: break;
+  }
+  return {};
+}
+
+}  // namespace
+
+grid::MacGrid make_grid(const scene::Grid& g) {
+  grid::MacGrid m;
+  m.resolution = g.resolution;
+  m.origin = g.origin;
+  m.dx = g.cell_size;
+  return m;
+}
+
+linsolve::Preconditioner preconditioner(scene::Coupling::Preconditioner kind) {
+  switch (kind) {
+    case scene::Coupling::Preconditioner::multigrid: return linsolve::Preconditioner::multigrid;
+    case scene::Coupling::Preconditioner::mic: return linsolve::Preconditioner::modified_incomplete_cholesky;
+    case scene::Coupling::Preconditioner::ic: return linsolve::Preconditioner::incomplete_cholesky;
+  }
+  return linsolve::Preconditioner::modified_incomplete_cholesky;
+}
+
+fluid::ProjectionSettings projection_settings(const scene::Coupling& c) {
+  fluid::ProjectionSettings s;
+  s.tolerance = c.tolerance;
+  s.max_iterations = c.max_iterations;
+  s.allow_unconverged = c.allow_unconverged;
+  s.preconditioner = preconditioner(c.preconditioner);
+  return s;
+}
+
+coupling::CoupledSettings coupled_settings(const scene::Coupling& c) {
+  coupling::CoupledSettings s;
+  s.sigma = c.sigma;
+  s.alpha = c.alpha_auto ? std::optional<Real>() : std::optional<Real>(c.alpha);
+  s.tolerance = c.tolerance;
+  s.max_iterations = c.max_iterations;
+  s.preconditioner = preconditioner(c.preconditioner);
+  return s;
+}
+
+coupling::PartitionedSettings partitioned_settings(const scene::Coupling& c, Real dx, Real dt) {
+  coupling::PartitionedSettings s;
+  s.method = c.scheme == scene::Coupling::Scheme::xpm ? coupling::PartitionedSettings::Method::xpm
+                                                      : coupling::PartitionedSettings::Method::relaxed;
+  s.relaxation = c.partitioned.relaxation;
+  s.tolerance = c.partitioned.tolerance * dx / dt;  // cells per substep -> m/s
+  s.max_iterations = c.partitioned.max_iterations;
+  return s;
+}
+
+fluid::Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid,
+                          const std::vector<fluid::Region>& obj_regions) {
+  fluid::Liquid l = fluid::make_liquid(make_grid(scene.grid), scene.fluid.density, scene.gravity, std::move(solid));
+  l.projection = projection_settings(scene.coupling);
+  l.extrapolation_layers =
+      std::max(fluid::DEFAULT_EXTRAPOLATION_LAYERS, static_cast<int>(std::ceil(scene.time.cfl)) + 2);
+  std::size_t next_obj = 0;
+  std::vector<fluid::Region> earlier;
+  for (const auto& r : scene.fluid.regions) {
+    fluid::Region region = shape_region(r);
+    if (!region) {
+      if (next_obj >= obj_regions.size())
+        throw SimulationError(r.pointer + ": obj fluid regions need a membership test from the mesh");
+      region = obj_regions[next_obj++];
+    }
+    // Where regions overlap, the first one seeds: no doubled particle density.
+    const fluid::Region own = [region, earlier](const Vec3& x) {
+      if (!region(x)) return false;
+      for (const auto& e : earlier)
+        if (e(x)) return false;
+      return true;
+    };
+    fluid::add_liquid(l, own, r.velocity, scene.fluid.particles_per_cell, scene.fluid.seed);
+    earlier.push_back(region);
+  }
+  fluid::initialize(l);
+  return l;
+}
+
+}  // namespace fsicut::sim

@@ -1,0 +1,48 @@
+#pragma once
+// Scene data to runtime objects and settings: the conversions the driver makes
+// (beside build_state, sim/state.hpp) so that nothing below sim/ sees a scene
+// type. Errors that concern a scene value name its JSON pointer.
+#include <vector>
+
+#include "lib/coupling/coupled_projection.hpp"
+#include "lib/coupling/partitioned.hpp"
+#include "lib/fluid/liquid.hpp"
+#include "lib/fluid/pressure_projection.hpp"
+#include "lib/grid/mac_grid.hpp"
+#include "lib/levelset/solid_sdf.hpp"
+#include "lib/linsolve/pcg.hpp"
+#include "lib/scene/scene.hpp"
+
+namespace fsicut::sim {
+
+// The MAC grid of /grid: resolution, origin [m], cell size dx [m].
+grid::MacGrid make_grid(const scene::Grid& g);
+
+// The PCG preconditioner /coupling/preconditioner names.
+linsolve::Preconditioner preconditioner(scene::Coupling::Preconditioner kind);
+
+// The liquid-alone projection's solver settings from /coupling (tolerance,
+// max_iterations, allow_unconverged, preconditioner).
+fluid::ProjectionSettings projection_settings(const scene::Coupling& c);
+
+// The coupled solve's settings from /coupling (sigma, alpha or auto, tolerance,
+// max_iterations, preconditioner).
+coupling::CoupledSettings coupled_settings(const scene::Coupling& c);
+
+// The partitioned iteration's settings from /coupling/partitioned; its
+// tolerance, in cells per substep, becomes a velocity [m/s] for cells of dx [m]
+// and substeps of dt [s].
+coupling::PartitionedSettings partitioned_settings(const scene::Coupling& c, Real dx, Real dt);
+
+// The liquid of a scene: grid, density, gravity, the projection settings, the
+// extrapolation depth for /time/cfl (cfl + 2 faces, at least
+// fluid::DEFAULT_EXTRAPOLATION_LAYERS), and particles seeded in every fluid
+// region (box, sphere; obj regions need `obj_regions`, one membership test per
+// obj region in order, else SimulationError) with the region's initial
+// velocity; where regions overlap the first one seeds. Particles inside `solid`
+// are not seeded. Ends with distance fields and an extrapolated, constrained
+// velocity, ready for the first step.
+fluid::Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid,
+                          const std::vector<fluid::Region>& obj_regions = {});
+
+}  // namespace fsicut::sim

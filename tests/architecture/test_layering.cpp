@@ -1,0 +1,99 @@
+// The architecture as a contract (DESIGN.md section 1): lib/'s folders form
+// layers, each including only the layers below it; only the driver (sim/) and
+// the CLI know the scene; a file holds one concept, so none grows past
+// MAX_FILE_LINES. These tests read the source tree.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tests/support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Bottom to top: a folder may include its own and the folders before it.
+const std::vector<std::string> LAYERS = {"core", "linsolve", "mesh", "grid",       "levelset", "cutcell", "solid",
+                                         "fluid", "coupling", "io",  "checkpoint", "scene",    "sim"};
+
+// Who may use scene types: the scene folder itself and the driver above it.
+const std::vector<std::string> KNOW_THE_SCENE = {"scene", "sim"};
+
+constexpr int MAX_FILE_LINES = 500;
+
+int layer(const std::string& folder) {
+  const auto it = std::find(LAYERS.begin(), LAYERS.end(), folder);
+  return it == LAYERS.end() ? -1 : static_cast<int>(it - LAYERS.begin());
+}
+
+// The lib/ folders a source file includes ("lib/<folder>/...").
+std::vector<std::string> included_folders(const fs::path& file) {
+  static const std::regex include(R"re(^\s*#\s*include\s*"lib/([a-z_]+)/)re");
+  std::vector<std::string> out;
+  std::ifstream in(file);
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line))
+    if (std::regex_search(line, m, include)) out.push_back(m[1]);
+  return out;
+}
+
+std::vector<fs::path> sources(const fs::path& folder) {
+  std::vector<fs::path> out;
+  if (!fs::exists(folder)) return out;
+  for (const auto& e : fs::recursive_directory_iterator(folder)) {
+    const std::string ext = e.path().extension().string();
+    if (e.is_regular_file() && (ext == ".hpp" || ext == ".cpp")) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("layering: every lib/ folder is a known layer and includes only itself and the layers below it") {
+  const fs::path lib = fsicut::test::source_dir() / "lib";
+  for (const auto& entry : fs::directory_iterator(lib)) {
+    if (!entry.is_directory()) continue;
+    const std::string folder = entry.path().filename().string();
+    INFO("lib/" << folder);
+    REQUIRE(layer(folder) >= 0);
+    for (const fs::path& file : sources(entry.path()))
+      for (const std::string& used : included_folders(file)) {
+        INFO(file.lexically_relative(lib).string() << " includes lib/" << used);
+        CHECK(layer(used) >= 0);
+        CHECK(layer(used) <= layer(folder));
+      }
+  }
+}
+
+TEST_CASE("layering: only the driver knows the scene, in the library and in the tests of the layers below it") {
+  const fs::path root = fsicut::test::source_dir();
+  for (const std::string& folder : LAYERS) {
+    if (std::find(KNOW_THE_SCENE.begin(), KNOW_THE_SCENE.end(), folder) != KNOW_THE_SCENE.end()) continue;
+    for (const fs::path& dir : {root / "lib" / folder, root / "tests" / folder})
+      for (const fs::path& file : sources(dir))
+        for (const std::string& used : included_folders(file)) {
+          INFO(file.lexically_relative(root).string() << " includes lib/" << used);
+          CHECK(used != "scene");
+          CHECK(used != "sim");
+        }
+  }
+}
+
+TEST_CASE("layering: no file in lib/ holds more than MAX_FILE_LINES lines") {
+  const fs::path lib = fsicut::test::source_dir() / "lib";
+  for (const fs::path& file : sources(lib)) {
+    std::ifstream in(file);
+    int lines = 0;
+    for (std::string line; std::getline(in, line);) ++lines;
+    INFO(file.lexically_relative(lib).string() << ": " << lines << " lines");
+    CHECK(lines < MAX_FILE_LINES);
+  }
+}
