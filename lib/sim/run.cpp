@@ -348,11 +348,10 @@ void run(SimState& state, const FrameCallback& on_frame, const RunControl& contr
     FrameStats st = empty_stats(state);
     finish_frame(st, Clock::now());
   }
-  const Real frame_dt = 1 / scene.time.fps;
-  for (int frame = state.frame + 1; frame <= scene.time.frames; ++frame) {
+  while (state.frame < scene.time.frames) {
     if (stopped()) throw interrupted(save(progress.mid_frame, progress.partial));
     const auto started = Clock::now();
-    const Real frame_end = frame * frame_dt;
+    const Real end = frame_end(state, state.frame + 1);
     StageTimes times;
     FrameStats st = empty_stats(state);
     if (progress.mid_frame) {
@@ -363,18 +362,17 @@ void run(SimState& state, const FrameCallback& on_frame, const RunControl& contr
         if (stage != STAGE_OUTPUT) times.add(stage, seconds);
       progress.mid_frame = false;
     }
-    // Frame ends are computed from the frame number, not accumulated, so
-    // round-off does not drift over long runs. A stop request is honoured after
-    // the substep under way; at the frame's end it waits for the frame's outputs.
+    // A stop request is honoured after the substep under way; at the frame's
+    // end it waits for the frame's outputs.
     AdvanceHooks hooks;
     hooks.after_substep = [&](const SimState&, const StepReport&) {
-      if (stopped() && frame_end - state.time > FRAME_END_SLACK * frame_dt) {
+      if (stopped() && end - state.time > FRAME_END_SLACK / scene.time.fps) {
         for (const auto& [stage, seconds] : times.seconds()) st.seconds[stage] = seconds;
         throw interrupted(save(true, st));
       }
     };
-    advance_to(state, frame_end, st, times, hooks);
-    state.frame = st.frame = frame;
+    advance_frame(state, st, times, hooks);
+    st.frame = state.frame;
     st.time = state.time;
     for (const auto& [stage, seconds] : times.seconds()) st.seconds[stage] = seconds;
     finish_frame(st, started);
