@@ -25,7 +25,6 @@
 #include <vector>
 
 #include "app/progress.hpp"
-#include "lib/checkpoint/checkpoint.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
 #include "lib/core/memory.hpp"
@@ -34,6 +33,7 @@
 #include "lib/scene/load.hpp"
 #include "lib/scene/resources.hpp"
 #include "lib/sim/run.hpp"
+#include "lib/sim/snapshot.hpp"
 #include "lib/sim/state.hpp"
 
 namespace {
@@ -153,9 +153,9 @@ void install_stop_handlers() {
 
 // Restores the newest checkpoint of the output folder into `state`; says so,
 // or that there is none and the run starts at frame 0.
-bool resume(fsicut::sim::SimState& state, fsicut::checkpoint::Progress& progress, bool force) {
+bool resume(fsicut::sim::SimState& state, fsicut::sim::RunProgress& progress, bool force) {
   const std::optional<fsicut::checkpoint::Resumed> r =
-      fsicut::checkpoint::resume(state.scene.output.directory, state, progress, force);
+      fsicut::sim::resume_checkpoint(state.scene.output.directory, state, progress, force);
   char line[512];
   if (!r) {
     std::snprintf(line, sizeof line, "no usable checkpoint in %s; starting at frame 0",
@@ -211,7 +211,7 @@ int main(int argc, char** argv) {
       std::fputs(fsicut::scene::describe(estimate, memory_limit, limit_source).c_str(), stdout);
       return 0;
     }
-    fsicut::checkpoint::Progress restored;
+    fsicut::sim::RunProgress restored;
     fsicut::sim::RunControl control;
     control.stop = &stop_signal;
     control.strict = options.strict || scene.strict;

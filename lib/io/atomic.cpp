@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lib/core/error.hpp"
+#include "lib/core/hash.hpp"
 
 namespace fsicut::io {
 namespace fs = std::filesystem;
@@ -192,22 +193,15 @@ void write_atomically(const fs::path& target,
 
 namespace {
 
-constexpr std::uint64_t FNV_BASIS = 0xcbf29ce484222325ULL, FNV_PRIME = 0x100000001b3ULL;
-
 void add_bytes(FileDigest& d, const char* data, std::size_t size) {
-  std::uint64_t hash = d.fnv1a;
-  for (std::size_t i = 0; i < size; ++i) {
-    hash ^= static_cast<unsigned char>(data[i]);
-    hash *= FNV_PRIME;
-  }
-  d.fnv1a = hash;
+  d.fnv1a = fnv1a(data, size, d.fnv1a);
   d.size += size;
 }
 
 }  // namespace
 
 FileDigest digest_of(const std::string& bytes) {
-  FileDigest d{0, FNV_BASIS};
+  FileDigest d{0, FNV_OFFSET};
   add_bytes(d, bytes.data(), bytes.size());
   return d;
 }
@@ -218,7 +212,7 @@ std::optional<FileDigest> digest_file(const fs::path& path) {
   constexpr std::size_t CHUNK = 1 << 20;
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  FileDigest d{0, FNV_BASIS};
+  FileDigest d{0, FNV_OFFSET};
   std::vector<char> buffer(CHUNK);
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));

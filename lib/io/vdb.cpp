@@ -24,6 +24,7 @@
 #include <string>
 
 #include "lib/core/error.hpp"
+#include "lib/core/hash.hpp"
 #include "fsicut/core/version.hpp"
 #include "lib/io/atomic.hpp"
 #include "lib/levelset/liquid_sdf.hpp"
@@ -119,16 +120,6 @@ openvdb::GridBase::Ptr read_named_grid(const std::filesystem::path& path, const 
 constexpr std::size_t VDB_UUID_OFFSET = 8 + 3 * 4 + 1;
 constexpr std::size_t VDB_UUID_LENGTH = 36;
 
-// FNV-1a 64-bit, with `basis` as the offset basis (two bases give 128 bits).
-std::uint64_t fnv1a(const std::string& bytes, std::uint64_t basis) {
-  constexpr std::uint64_t PRIME = 0x100000001b3ULL;
-  for (const char c : bytes) {
-    basis ^= static_cast<unsigned char>(c);
-    basis *= PRIME;
-  }
-  return basis;
-}
-
 // Replaces the random UUID in the VDB file `bytes` by one derived from the
 // file's other bytes: an RFC 9562 version-8 (custom) UUID, so readers that
 // parse it still accept it.
@@ -141,7 +132,9 @@ void make_uuid_deterministic(std::string& bytes) {
     return;
   std::string rest = bytes;
   rest.erase(VDB_UUID_OFFSET, VDB_UUID_LENGTH);
-  constexpr std::uint64_t BASIS_HIGH = 0xcbf29ce484222325ULL, BASIS_LOW = 0x84222325cbf29ce4ULL;
+  // FNV-1a 64 from two offset bases gives 128 bits: the standard basis and
+  // its two 32-bit halves swapped.
+  constexpr std::uint64_t BASIS_HIGH = FNV_OFFSET, BASIS_LOW = 0x84222325cbf29ce4ULL;
   std::uint64_t high = fnv1a(rest, BASIS_HIGH), low = fnv1a(rest, BASIS_LOW);
   high = (high & ~0xf000ULL) | 0x8000ULL;                                // version 8
   low = (low & ~(0xc000ULL << 48)) | (0x8000ULL << 48);                  // variant 10
@@ -168,6 +161,41 @@ class MemoryArchive : public openvdb::io::Archive {
     return out.str();
   }
 };
+
+// The grid LIQUID_VELOCITY_GRID_NAME: `velocity` [m/s] sampled at the world
+// positions of the active voxels of `surface` (same transform and topology).
+// Throws SimulationError naming `path` at a non-finite sample.
+openvdb::Vec3SGrid::Ptr velocity_grid(const openvdb::FloatGrid& surface, const VelocityField& velocity,
+                                      const std::filesystem::path& path) {
+  openvdb::Vec3SGrid::Ptr v = openvdb::Vec3SGrid::create(openvdb::Vec3s(0, 0, 0));
+  v->setTransform(surface.transform().copy());
+  v->setName(LIQUID_VELOCITY_GRID_NAME);
+  v->setVectorType(openvdb::VEC_CONTRAVARIANT_RELATIVE);
+  v->topologyUnion(surface);
+  for (openvdb::Vec3SGrid::ValueOnIter it = v->beginValueOn(); it; ++it) {
+    const openvdb::Vec3d x = v->transform().indexToWorld(it.getCoord());
+    const Vec3 u = velocity(Vec3(x.x(), x.y(), x.z()));
+    if (!u.allFinite())
+      throw SimulationError("writing " + path.string() + ": the liquid velocity at (" + std::to_string(x.x()) +
+                            ", " + std::to_string(x.y()) + ", " + std::to_string(x.z()) + ") is not finite");
+    it.setValue(openvdb::Vec3s(static_cast<float>(u.x()), static_cast<float>(u.y()), static_cast<float>(u.z())));
+  }
+  return v;
+}
+
+// The point data grid LIQUID_PARTICLES_GRID_NAME of the marker particles
+// (3 x #particles [m]), in `transform`.
+openvdb::points::PointDataGrid::Ptr particle_grid(const Points& particles, const openvdb::math::Transform& transform) {
+  std::vector<openvdb::Vec3R> positions;
+  positions.reserve(static_cast<std::size_t>(particles.cols()));
+  for (Index p = 0; p < particles.cols(); ++p)
+    positions.emplace_back(particles(0, p), particles(1, p), particles(2, p));
+  const openvdb::points::PointDataGrid::Ptr points =
+      openvdb::points::createPointDataGrid<openvdb::points::NullCodec, openvdb::points::PointDataGrid>(positions,
+                                                                                                      transform);
+  points->setName(LIQUID_PARTICLES_GRID_NAME);
+  return points;
+}
 
 }  // namespace
 
@@ -226,33 +254,8 @@ FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& par
   grid->insertMeta("voxel_size", openvdb::DoubleMetadata(voxel_size));
 
   openvdb::GridCPtrVec grids{grid};
-  if (velocity) {
-    openvdb::Vec3SGrid::Ptr v = openvdb::Vec3SGrid::create(openvdb::Vec3s(0, 0, 0));
-    v->setTransform(grid->transform().copy());
-    v->setName(LIQUID_VELOCITY_GRID_NAME);
-    v->setVectorType(openvdb::VEC_CONTRAVARIANT_RELATIVE);
-    v->topologyUnion(*grid);
-    for (openvdb::Vec3SGrid::ValueOnIter it = v->beginValueOn(); it; ++it) {
-      const openvdb::Vec3d x = v->transform().indexToWorld(it.getCoord());
-      const Vec3 u = velocity(Vec3(x.x(), x.y(), x.z()));
-      if (!u.allFinite())
-        throw SimulationError("writing " + path.string() + ": the liquid velocity at (" + std::to_string(x.x()) +
-                              ", " + std::to_string(x.y()) + ", " + std::to_string(x.z()) + ") is not finite");
-      it.setValue(openvdb::Vec3s(static_cast<float>(u.x()), static_cast<float>(u.y()), static_cast<float>(u.z())));
-    }
-    grids.push_back(v);
-  }
-  if (with_particles) {
-    std::vector<openvdb::Vec3R> positions;
-    positions.reserve(static_cast<std::size_t>(particles.cols()));
-    for (Index p = 0; p < particles.cols(); ++p)
-      positions.emplace_back(particles(0, p), particles(1, p), particles(2, p));
-    const openvdb::points::PointDataGrid::Ptr points =
-        openvdb::points::createPointDataGrid<openvdb::points::NullCodec, openvdb::points::PointDataGrid>(
-            positions, grid->transform());
-    points->setName(LIQUID_PARTICLES_GRID_NAME);
-    grids.push_back(points);
-  }
+  if (velocity) grids.push_back(velocity_grid(*grid, velocity, path));
+  if (with_particles) grids.push_back(particle_grid(particles, grid->transform()));
 
   std::string bytes;
   try {

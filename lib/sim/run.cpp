@@ -19,6 +19,7 @@
 #include <system_error>
 #include <vector>
 
+#include "lib/checkpoint/files.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/parallel.hpp"
 #include "lib/core/log.hpp"
@@ -303,7 +304,7 @@ void run(SimState& state, const FrameCallback& on_frame, const RunControl& contr
   }
   io::write_text_atomically(dir / "run.json", run_record(state, threads()));
 
-  checkpoint::Progress progress;
+  RunProgress progress;
   if (control.resumed) progress = *control.resumed;
   else checkpoint::remove_all(dir);
   const int every = scene.output.checkpoint_every;
@@ -311,7 +312,7 @@ void run(SimState& state, const FrameCallback& on_frame, const RunControl& contr
   auto save = [&](bool mid_frame, const FrameStats& partial) {
     progress.mid_frame = mid_frame;
     progress.partial = mid_frame ? partial : FrameStats{};
-    return checkpoint::write(dir, state, progress, scene.output.checkpoint_keep);
+    return write_checkpoint(dir, state, progress, scene.output.checkpoint_keep);
   };
   auto stopped = [&] { return control.stop && *control.stop != 0; };
   auto interrupted = [&](const fs::path& file) {

@@ -27,15 +27,15 @@
 // handler sets it), the run finishes the substep under way, writes a
 // checkpoint of that state (mid-frame if need be: the state is consistent
 // after every substep) and throws Error(temp_fail = 75). A resumed run
-// (RunControl::resumed, from checkpoint::resume) continues from the restored
+// (RunControl::resumed, from resume_checkpoint in snapshot.hpp) continues from the restored
 // state exactly as the uninterrupted run would have: same substeps, same
 // output bytes. Every run first deletes the temporaries a killed run left in
 // the folder (hidden `.<name>.tmp-<pid>-<n>` files of processes that are gone).
 #include <csignal>
 #include <functional>
 
-#include "lib/checkpoint/checkpoint.hpp"
 #include "lib/sim/advance.hpp"
+#include "lib/sim/snapshot.hpp"
 #include "lib/sim/state.hpp"
 
 namespace fsicut::sim {
@@ -56,7 +56,7 @@ struct RunControl {
   const volatile std::sig_atomic_t* stop = nullptr;
   // The loop state of a resumed run; nullptr starts at frame 0 (and deletes
   // checkpoints of an earlier run in the folder).
-  const checkpoint::Progress* resumed = nullptr;
+  const RunProgress* resumed = nullptr;
   // Resumed runs simulate the frames past the checkpoint again but do not
   // rewrite the ones whose output files all exist (they are the same bytes);
   // true rewrites them (after --force, they came from another scene).

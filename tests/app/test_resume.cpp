@@ -25,7 +25,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lib/checkpoint/checkpoint.hpp"
+#include "lib/checkpoint/files.hpp"
+#include "lib/checkpoint/format.hpp"
 #include "lib/io/vdb.hpp"
 #include "tests/support.hpp"
 

@@ -1,6 +1,7 @@
-// Checkpoints (lib/checkpoint): a round trip restores every stored member bit
-// for bit, damaged files are detected and skipped, scene changes are named,
-// old checkpoints are pruned.
+// Checkpoints of a simulation (lib/sim/snapshot.hpp): a round trip through a
+// snapshot and its bytes restores every stored member bit for bit and the next
+// steps are identical, damaged files are skipped and deleted, scene changes are
+// named, a checkpoint of another scene does not fit, a stopped run resumes.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,11 +12,13 @@
 #include <fstream>
 #include <string>
 
-#include "lib/checkpoint/checkpoint.hpp"
+#include "lib/checkpoint/files.hpp"
+#include "lib/checkpoint/format.hpp"
 #include "lib/core/timer.hpp"
 #include "lib/scene/load.hpp"
 #include "lib/sim/advance.hpp"
 #include "lib/sim/run.hpp"
+#include "lib/sim/snapshot.hpp"
 #include "lib/sim/step.hpp"
 #include "tests/support.hpp"
 
@@ -56,8 +59,8 @@ bool same_bits(const Points& a, const Points& b) {
   return a.cols() == b.cols() && std::memcmp(a.data(), b.data(), sizeof(Real) * a.size()) == 0;
 }
 
-checkpoint::Progress some_progress() {
-  checkpoint::Progress p;
+sim::RunProgress some_progress() {
+  sim::RunProgress p;
   p.stats = "{\"frame\":0}\n{\"frame\":1}\n";
   p.mid_frame = true;
   p.partial.frame = 1;
@@ -74,15 +77,23 @@ checkpoint::Progress some_progress() {
 
 TEST_SUITE("checkpoint") {
 
+// The bytes of the checkpoint of `state`, and back into a state.
+std::string encode(const sim::SimState& state, const sim::RunProgress& progress) {
+  return checkpoint::encode(sim::to_snapshot(state, progress));
+}
+void restore(const std::string& bytes, sim::SimState& state, sim::RunProgress& progress) {
+  sim::restore_snapshot(checkpoint::decode(bytes, "mem"), "mem", state, progress);
+}
+
 TEST_CASE("a liquid state survives the round trip bit for bit and the next step is identical") {
   ScratchDir dir("checkpoint");
   sim::SimState a = build(LIQUID_SCENE, dir.path());
   advance(a, 0.03);
-  const std::string bytes = checkpoint::encode(a, some_progress());
+  const std::string bytes = encode(a, some_progress());
 
   sim::SimState b = build(LIQUID_SCENE, dir.path());
-  checkpoint::Progress p;
-  checkpoint::restore(bytes, "mem", b, p);
+  sim::RunProgress p;
+  restore(bytes, b, p);
   CHECK(b.time == a.time);
   CHECK(b.frame == a.frame);
   const fluid::Liquid &la = *a.liquid, &lb = *b.liquid;
@@ -109,7 +120,7 @@ TEST_CASE("a liquid state survives the round trip bit for bit and the next step 
   CHECK(p.partial.partitioned->interface_residual == 2.5e-4);
   CHECK(p.partial.partitioned->interface_seconds == 0.0625);
   // Encoding the restored state gives the same bytes.
-  CHECK(checkpoint::encode(b, p) == bytes);
+  CHECK(encode(b, p) == bytes);
 
   advance(a, 0.02);
   advance(b, 0.02);
@@ -127,11 +138,11 @@ TEST_CASE("a solid state survives the round trip - rotations are recomputed and 
     text.insert(text.find("\"youngs_modulus\""), "\"element\": \"" + element + "\", ");
     sim::SimState a = build(text.c_str(), dir.path());
     advance(a, 0.04);
-    const std::string bytes = checkpoint::encode(a, {});
+    const std::string bytes = encode(a, {});
     sim::SimState b = build(text.c_str(), dir.path());
     CHECK(b.solids[0].quadratic() == (element == "quadratic"));
-    checkpoint::Progress p;
-    checkpoint::restore(bytes, "mem", b, p);
+    sim::RunProgress p;
+    restore(bytes, b, p);
     REQUIRE(b.solids.size() == 1);
     CHECK(same_bits(a.solids[0].x, b.solids[0].x));
     CHECK(same_bits(a.solids[0].v, b.solids[0].v));
@@ -158,10 +169,10 @@ TEST_CASE("a body in water survives the round trip bit for bit - full or reduced
                              model + " } ] }";
     sim::SimState a = build(text.c_str(), dir.path());
     advance(a, 0.1);
-    const std::string bytes = checkpoint::encode(a, {});
+    const std::string bytes = encode(a, {});
     sim::SimState b = build(text.c_str(), dir.path());
-    checkpoint::Progress p;
-    checkpoint::restore(bytes, "mem", b, p);
+    sim::RunProgress p;
+    restore(bytes, b, p);
     REQUIRE(b.reduced.size() == 1);
     REQUIRE(a.reduced[0].has_value() == b.reduced[0].has_value());
     if (a.reduced[0]) {
@@ -176,7 +187,7 @@ TEST_CASE("a body in water survives the round trip bit for bit - full or reduced
       CHECK(ra.qdot == rb.qdot);
     }
     CHECK(same_bits(a.solids[0].x, b.solids[0].x));
-    CHECK(checkpoint::encode(b, p) == bytes);
+    CHECK(encode(b, p) == bytes);
     advance(a, 0.05);
     advance(b, 0.05);
     CHECK(same_bits(a.solids[0].x, b.solids[0].x));
@@ -185,39 +196,19 @@ TEST_CASE("a body in water survives the round trip bit for bit - full or reduced
   }
 }
 
-// Members are listed in checkpoint.cpp as stored or derived. A new member
-// changes the struct's size: decide whether it is state, update checkpoint.cpp
-// (and FORMAT_VERSION), then the sizes here. Sizes are those of x86-64 with
+// Members are listed in lib/sim/snapshot.cpp as stored or derived. A new member
+// changes the struct's size: decide whether it is state, update snapshot.cpp
+// (and the checkpoint format), then the sizes here. Sizes are those of x86-64 with
 // libstdc++, where CI runs.
-TEST_CASE("the checkpointed structs have the members checkpoint.cpp lists") {
+TEST_CASE("the checkpointed structs have the members snapshot.cpp lists") {
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-  CHECK_MESSAGE(sizeof(fluid::Liquid) == 880, "fluid::Liquid changed: update lib/checkpoint/checkpoint.cpp");
-  CHECK_MESSAGE(sizeof(solid::Body) == 456, "solid::Body changed: update lib/checkpoint/checkpoint.cpp");
-  CHECK_MESSAGE(sizeof(sim::SimState) == 1584, "sim::SimState changed: update lib/checkpoint/checkpoint.cpp");
-  CHECK_MESSAGE(sizeof(sim::FrameStats) == 192, "sim::FrameStats changed: update lib/checkpoint/checkpoint.cpp");
+  CHECK_MESSAGE(sizeof(fluid::Liquid) == 880, "fluid::Liquid changed: update lib/sim/snapshot.cpp");
+  CHECK_MESSAGE(sizeof(solid::Body) == 456, "solid::Body changed: update lib/sim/snapshot.cpp");
+  CHECK_MESSAGE(sizeof(sim::SimState) == 1584, "sim::SimState changed: update lib/sim/snapshot.cpp");
+  CHECK_MESSAGE(sizeof(sim::FrameStats) == 192, "sim::FrameStats changed: update lib/sim/snapshot.cpp");
 #else
   MESSAGE("struct sizes are only recorded for x86-64 with libstdc++");
 #endif
-}
-
-TEST_CASE("truncated and corrupted and foreign files are rejected with the reason") {
-  ScratchDir dir("checkpoint");
-  sim::SimState a = build(SOLID_SCENE, dir.path());
-  const std::string bytes = checkpoint::encode(a, some_progress());
-  CHECK(checkpoint::inspect(bytes, "ok").frame == 0);
-
-  test::require_error<checkpoint::CorruptError>([&] { checkpoint::inspect(bytes.substr(0, bytes.size() - 1), "f"); },
-                                                {"f: ", "truncated"});
-  test::require_error<checkpoint::CorruptError>([&] { checkpoint::inspect(bytes.substr(0, 10), "f"); }, {"truncated"});
-  std::string flipped = bytes;
-  flipped[bytes.size() / 2] ^= 0x10;
-  test::require_error<checkpoint::CorruptError>([&] { checkpoint::inspect(flipped, "f"); }, {"checksum"});
-  std::string foreign = bytes;
-  foreign[0] = 'X';
-  test::require_error<checkpoint::CorruptError>([&] { checkpoint::inspect(foreign, "f"); }, {"not an fsicut checkpoint"});
-  std::string future = bytes;
-  future[8] = 99;
-  test::require_error<checkpoint::CorruptError>([&] { checkpoint::inspect(future, "f"); }, {"format version 99"});
 }
 
 TEST_CASE("resume skips a damaged newest checkpoint: restores the previous one and deletes the damaged one") {
@@ -225,16 +216,16 @@ TEST_CASE("resume skips a damaged newest checkpoint: restores the previous one a
   sim::SimState a = build(SOLID_SCENE, dir.path());
   advance(a, 0.02);
   a.frame = 1;
-  checkpoint::write(dir.path(), a, {}, 3);
+  sim::write_checkpoint(dir.path(), a, {}, 3);
   const Points x1 = a.solids[0].x;
   advance(a, 0.02);
   a.frame = 2;
-  const fs::path newest = checkpoint::write(dir.path(), a, {}, 3);
+  const fs::path newest = sim::write_checkpoint(dir.path(), a, {}, 3);
   fs::resize_file(newest, fs::file_size(newest) - 100);
 
   sim::SimState b = build(SOLID_SCENE, dir.path());
-  checkpoint::Progress p;
-  const auto r = checkpoint::resume(dir.path(), b, p, false);
+  sim::RunProgress p;
+  const auto r = sim::resume_checkpoint(dir.path(), b, p, false);
   REQUIRE(r);
   CHECK(r->file == checkpoint::file_name(dir.path(), 1));
   CHECK(b.frame == 1);
@@ -246,8 +237,8 @@ TEST_CASE("no checkpoint: resume says so and leaves the state alone") {
   ScratchDir dir("checkpoint");
   sim::SimState b = build(SOLID_SCENE, dir.path());
   const Points x0 = b.solids[0].x;
-  checkpoint::Progress p;
-  CHECK_FALSE(checkpoint::resume(dir.path(), b, p, false));
+  sim::RunProgress p;
+  CHECK_FALSE(sim::resume_checkpoint(dir.path(), b, p, false));
   CHECK(same_bits(b.solids[0].x, x0));
 }
 
@@ -255,54 +246,58 @@ TEST_CASE("a changed scene is refused naming the keys unless forced - frames and
   ScratchDir dir("checkpoint");
   sim::SimState a = build(SOLID_SCENE, dir.path());
   a.frame = 2;
-  checkpoint::write(dir.path(), a, {}, 2);
+  sim::write_checkpoint(dir.path(), a, {}, 2);
 
   sim::SimState same = build(SOLID_SCENE, dir.path());
   same.scene.time.frames = 40;
   same.scene.output.checkpoint_every = 3;
-  checkpoint::Progress p;
-  CHECK(checkpoint::resume(dir.path(), same, p, false));
+  sim::RunProgress p;
+  CHECK(sim::resume_checkpoint(dir.path(), same, p, false));
 
   sim::SimState changed = build(SOLID_SCENE, dir.path());
   changed.scene.gravity = Vec3(0, -5, 0);
   changed.scene.solids[0].density = 800;
   const std::string what = test::require_error<Error>(
-      [&] { checkpoint::resume(dir.path(), changed, p, false); },
+      [&] { sim::resume_checkpoint(dir.path(), changed, p, false); },
       {"the scene changed since", "/gravity: [0.0,-9.81,0.0] -> [0.0,-5.0,0.0]", "/solids/0/density: 1000.0 -> 800.0",
        "--force"});
   try {
-    checkpoint::resume(dir.path(), changed, p, false);
+    sim::resume_checkpoint(dir.path(), changed, p, false);
   } catch (const Error& e) {
     CHECK(e.code() == ExitCode::data);
   }
-  CHECK(checkpoint::resume(dir.path(), changed, p, true));
+  CHECK(sim::resume_checkpoint(dir.path(), changed, p, true));
   CHECK(changed.frame == 2);
 }
 
 TEST_CASE("a checkpoint from another grid or other solids does not fit even forced") {
   ScratchDir dir("checkpoint");
   sim::SimState a = build(SOLID_SCENE, dir.path());
-  checkpoint::write(dir.path(), a, {}, 2);
+  sim::write_checkpoint(dir.path(), a, {}, 2);
   sim::SimState liquid = build(LIQUID_SCENE, dir.path());
-  checkpoint::Progress p;
-  test::require_error<Error>([&] { checkpoint::resume(dir.path(), liquid, p, true); }, {"does not fit this scene"});
+  sim::RunProgress p;
+  test::require_error<Error>([&] { sim::resume_checkpoint(dir.path(), liquid, p, true); }, {"does not fit this scene"});
 }
 
-TEST_CASE("only the newest checkpoint_keep checkpoints are kept - files are checkpoint.NNNN.bin") {
+TEST_CASE("a snapshot that does not fit the scene's grid or solids is refused naming what and where") {
   ScratchDir dir("checkpoint");
-  sim::SimState a = build(SOLID_SCENE, dir.path());
-  for (int f = 1; f <= 5; ++f) {
-    a.frame = f;
-    checkpoint::write(dir.path(), a, {}, 2);
-  }
-  const auto files = checkpoint::list(dir.path());
-  REQUIRE(files.size() == 2);
-  CHECK(files[0].filename() == "checkpoint.0005.bin");
-  CHECK(files[1].filename() == "checkpoint.0004.bin");
-  // Nothing else is left in the folder (no temporaries).
-  int entries = 0;
-  for (const auto& e : fs::directory_iterator(dir.path())) entries += e.is_regular_file() ? 1 : 0;
-  CHECK(entries == 2);
+  sim::SimState liquid = build(LIQUID_SCENE, dir.path());
+  const checkpoint::Snapshot s = sim::to_snapshot(liquid, {});
+  std::string coarse = LIQUID_SCENE;
+  coarse.replace(coarse.find("[16, 16, 16], \"cell_size\": 0.0625"), 33, "[12, 12, 12], \"cell_size\": 0.1");
+  sim::SimState other = build(coarse.c_str(), dir.path());
+  sim::RunProgress p;
+  const std::string grid = test::require_error<Error>([&] { sim::restore_snapshot(s, "f", other, p); }, {});
+  CHECK(grid == "f (section LIQD): does not fit this scene: face velocities is 17 x 16 x 16, the scene's grid "
+                "needs 13 x 12 x 12");
+  sim::SimState solid = build(SOLID_SCENE, dir.path());
+  const std::string solids = test::require_error<Error>([&] { sim::restore_snapshot(s, "f", solid, p); }, {});
+  CHECK(solids == "f: does not fit this scene: 0 solids in the checkpoint, 1 in the scene");
+  checkpoint::Snapshot block = sim::to_snapshot(solid, {});
+  block.solids[0].v.conservativeResize(3, 2);
+  const std::string nodes = test::require_error<Error>([&] { sim::restore_snapshot(block, "f", solid, p); }, {});
+  CHECK(nodes == "f (section SOLD): does not fit this scene: solid \"block\" velocities has 2 nodes in the "
+                 "checkpoint, " + std::to_string(solid.solids[0].num_nodes()) + " in the scene");
 }
 
 TEST_CASE("a stopped run checkpoints and throws temp_fail - its resume writes the same frames") {
@@ -325,8 +320,8 @@ TEST_CASE("a stopped run checkpoints and throws temp_fail - its resume writes th
     CHECK(std::string(e.what()).find("SIGTERM") != std::string::npos);
   }
   sim::SimState t = build(LIQUID_SCENE, cut);
-  checkpoint::Progress p;
-  REQUIRE(checkpoint::resume(cut, t, p, false));
+  sim::RunProgress p;
+  REQUIRE(sim::resume_checkpoint(cut, t, p, false));
   CHECK(t.frame == 1);
   sim::RunControl resumed;
   resumed.resumed = &p;
@@ -343,17 +338,17 @@ TEST_CASE("the default scene's checkpoint: size and write time") {
   scene::Scene s = scene::load_scene((test::source_dir() / "scenes/dam_break.json").string());
   s.output.directory = dir.path().string();
   sim::SimState state = sim::build_state(s);
-  checkpoint::Progress p;
+  sim::RunProgress p;
   p.stats = std::string(30 * 400, 'x');  // about 30 frames of stats lines
   const auto start = std::chrono::steady_clock::now();
-  const fs::path file = checkpoint::write(dir.path(), state, p, 2);
+  const fs::path file = sim::write_checkpoint(dir.path(), state, p, 2);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   MESSAGE("scenes/dam_break.json (" << s.grid.resolution.transpose() << ", " << state.liquid->markers.cols()
                                     << " particles): checkpoint " << fs::file_size(file) << " bytes, written in "
                                     << seconds << " s");
   sim::SimState back = sim::build_state(s);
-  checkpoint::Progress q;
-  checkpoint::restore(checkpoint::read_bytes(file), file.string(), back, q);
+  sim::RunProgress q;
+  sim::restore_snapshot(checkpoint::decode(checkpoint::read_bytes(file), file.string()), file.string(), back, q);
   CHECK(same_bits(back.liquid->markers, state.liquid->markers));
 }
 

@@ -1,0 +1,104 @@
+#pragma once
+// The content of one checkpoint as plain data: what the file format stores,
+// member for member, with no knowledge of the simulation types it comes from.
+// The driver (lib/sim/snapshot.hpp) converts a simulation state to a Snapshot
+// and back; lib/checkpoint encodes it (format.hpp) and keeps it in files
+// (files.hpp, resume.hpp).
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/core/types.hpp"
+
+namespace fsicut::checkpoint {
+
+// A dense 3-D array, x fastest: values[i + size.x * (j + size.y * k)].
+// An empty one (size 0) stands for an array not computed yet.
+template <class T>
+struct Array3Data {
+  Vec3i size{0, 0, 0};
+  std::vector<T> values;  // size.x * size.y * size.z
+};
+
+// One linear solve's report (the worst of a frame so far).
+struct SolveRecord {
+  bool converged = false;
+  bool met_tolerance = false;
+  std::int32_t iterations = 0;
+  double relative_residual = 0;
+  double round_off_floor = 0;
+  std::int32_t unknowns = 0;
+  std::string failure;
+};
+
+// The partitioned schemes' coupling iterations of a frame so far.
+struct PartitionedRecord {
+  bool converged = false;
+  std::int32_t iterations = 0;
+  double interface_residual = 0;  // [m/s]
+  double fluid_seconds = 0;
+  double solid_seconds = 0;
+  double interface_seconds = 0;
+};
+
+// The statistics of a frame so far (a checkpoint written inside a frame).
+struct FrameRecord {
+  std::int32_t frame = 0;
+  double time = 0;  // [s]
+  std::int32_t substeps = 0;
+  std::int32_t cfl_exceeded = 0;
+  std::int32_t solves = 0;
+  SolveRecord solver;
+  std::map<std::string, double> seconds;  // stage -> wall time [s]
+  std::optional<PartitionedRecord> partitioned;
+};
+
+// A solid's state: positions and velocities, 3 x #nodes each [m], [m/s].
+struct SolidRecord {
+  std::string name;
+  Points x, v;
+};
+
+// A reduced body's state (frame rotation and origin, modal coordinates and
+// their rates; solid/reduced.hpp ReducedState).
+struct ReducedRecord {
+  std::string name;
+  Eigen::Matrix3d R = Eigen::Matrix3d::Identity();
+  Vec3 T{0, 0, 0};      // [m]
+  Vec3 v{0, 0, 0};      // [m/s]
+  Vec3 omega{0, 0, 0};  // [rad/s]
+  std::vector<Real> q, qdot;  // r each
+};
+
+// The liquid (fluid/liquid.hpp): marker particles and the grid fields.
+struct LiquidRecord {
+  Real particle_radius = 0;  // [m]
+  Real particle_volume = 0;  // [m^3]
+  Points markers;            // 3 x #particles [m]
+  std::array<Array3Data<Real>, 3> velocity;  // face velocities per axis [m/s]
+  Array3Data<Real> pressure;                 // [Pa]
+  Array3Data<Real> liquid_phi;               // [m]
+  Array3Data<Real> static_phi;               // obstacles and walls [m]
+  Array3Data<Real> solid_phi;                // [m]
+  std::array<Array3Data<Real>, 3> fractions;  // face open fractions per axis
+  std::array<Array3Data<char>, 3> valid;      // valid-face flags per axis (0/1)
+};
+
+struct Snapshot {
+  std::string fsicut_version;  // of the program that wrote it
+  std::string scene;           // the scene fingerprint (canonical JSON of the resolved scene)
+  Real time = 0;               // simulated time [s]
+  std::int32_t frame = 0;      // last completed frame
+  bool mid_frame = false;      // time lies inside frame `frame` + 1
+  FrameRecord partial;         // mid_frame: that frame's statistics so far
+  std::string stats;           // the stats.jsonl text written so far
+  std::vector<SolidRecord> solids;
+  std::vector<ReducedRecord> reduced;  // the reduced solids, in the order of `solids`
+  std::vector<Points> surfaces;        // per solid, its surface's vertices as the last stage 4 saw them; empty: none
+  std::optional<LiquidRecord> liquid;  // none: a scene without liquid
+};
+
+}  // namespace fsicut::checkpoint
