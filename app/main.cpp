@@ -31,7 +31,7 @@
 #include "lib/core/parallel.hpp"
 #include "fsicut/core/version.hpp"
 #include "lib/scene/load.hpp"
-#include "lib/scene/resources.hpp"
+#include "lib/sim/resources.hpp"
 #include "lib/sim/run.hpp"
 #include "lib/sim/snapshot.hpp"
 #include "lib/sim/state.hpp"
@@ -199,16 +199,16 @@ int main(int argc, char** argv) {
                                           static_cast<std::size_t>(fsicut::threads()));
     const fsicut::scene::Scene scene = load(options);
     // Before anything scene-sized is allocated: a refused scene costs nothing.
-    const fsicut::scene::ResourceEstimate estimate = fsicut::scene::estimate_resources(scene);
-    const double memory_limit = options.max_memory.empty() ? fsicut::scene::available_memory()
+    const fsicut::sim::ResourceEstimate estimate = fsicut::sim::estimate_resources(scene);
+    const double memory_limit = options.max_memory.empty() ? fsicut::sim::available_memory()
                                                            : *parse_size(options.max_memory);
     const std::string limit_source =
         options.max_memory.empty() ? "the memory available (machine or control group)" : "--max-memory";
-    fsicut::scene::check_resources(scene, estimate, memory_limit, limit_source);
+    fsicut::sim::check_resources(scene, estimate, memory_limit, limit_source);
     fsicut::sim::SimState state = fsicut::sim::build_state(scene);
     if (options.validate) {
       std::fputs(fsicut::sim::summary(state).c_str(), stdout);
-      std::fputs(fsicut::scene::describe(estimate, memory_limit, limit_source).c_str(), stdout);
+      std::fputs(fsicut::sim::describe(estimate, memory_limit, limit_source).c_str(), stdout);
       return 0;
     }
     fsicut::sim::RunProgress restored;

@@ -28,20 +28,15 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-void measure(scene::SolidDesc::Element element, int n) {
+void measure(solid::ElementOrder element, int n) {
   const Real L = 0.7, h = 0.1, E = 1e8, rho = 1000, g = 9.81;
-  scene::SolidDesc d;
+  solid::BodySpec d;
   d.name = "beam";
   d.density = rho;
   d.youngs_modulus = E;
   d.poisson_ratio = 0;
   d.element = element;
-  d.pointer = "/solids/0";
-  scene::Shape clamp;
-  clamp.type = scene::Shape::Type::box;
-  clamp.min = Vec3(-1, -1, -1);
-  clamp.max = Vec3(0, 1, 1);
-  d.pinned = {clamp};
+  d.pinned = [](const Vec3& x) { return x.x() <= 0; };  // the clamped end
   const Vec3i cells(7 * n, n, n);
   const double start = now();
   const solid::Body b = solid::make_body(d, mesh::box_mesh(Vec3(0, 0, 0), Vec3(L, h, h), cells));
@@ -63,7 +58,7 @@ void measure(scene::SolidDesc::Element element, int n) {
   std::printf(
       "{\"element\": \"%s\", \"layers\": %d, \"cells\": [%d, %d, %d], \"nodes\": %ld, \"elements\": %ld, "
       "\"free_dofs\": %d, \"stiffness_nonzeros\": %ld, \"deflection_ratio\": %.5f, \"solve_seconds\": %.4f}\n",
-      element == scene::SolidDesc::Element::linear ? "linear" : "quadratic", n, n, 7 * n, n,
+      element == solid::ElementOrder::linear ? "linear" : "quadratic", n, n, 7 * n, n,
       static_cast<long>(b.num_nodes()), static_cast<long>(b.num_tets()), b.dofs.num_free_dofs(),
       static_cast<long>(K.nonZeros()), sag / reference, now() - start);
   std::fflush(stdout);
@@ -77,7 +72,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: fsicut_bench_elements [MAX_LAYERS >= 1]\n");
     return 64;
   }
-  for (int n = 1; n <= max_layers; ++n) measure(scene::SolidDesc::Element::linear, n);
-  for (int n = 1; n <= std::min(max_layers, 4); ++n) measure(scene::SolidDesc::Element::quadratic, n);
+  for (int n = 1; n <= max_layers; ++n) measure(solid::ElementOrder::linear, n);
+  for (int n = 1; n <= std::min(max_layers, 4); ++n) measure(solid::ElementOrder::quadratic, n);
   return 0;
 }

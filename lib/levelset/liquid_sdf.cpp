@@ -4,21 +4,22 @@
 #include <cmath>
 #include <limits>
 
-#include <omp.h>
-
 #include "lib/core/parallel.hpp"
+#include "lib/levelset/particle_buckets.hpp"
 
 namespace fsicut::levelset {
 namespace {
 
 // Particles farther than this many cells (Chebyshev) from a cell are never
-// visited: the SDF is exact up to (SEARCH - 1/2) dx from a cell centre.
+// visited: the SDF is exact up to (SEARCH - 1/2) dx from a cell centre. Also the
+// band of the buckets' `near` cells, outside which every stage here has nothing
+// to do (the kernel's support is 1 cell, its normalisation reads 1 more, the
+// union of balls searches 2).
 constexpr int LIQUID_SEARCH_CELLS = 2;
 // Layers of cells inside the solid that get their liquid SDF by extrapolation:
 // enough to cross the cells a sloped wall cuts (a cell whose centre is inside the
 // solid can have open faces only to other such cells, up to about two deep).
 constexpr int SOLID_EXTENSION_LAYERS = 3;
-
 
 }  // namespace
 
@@ -26,104 +27,9 @@ Real particle_radius(const grid::MacGrid& grid) { return PARTICLE_RADIUS_CELLS *
 
 namespace {
 
-// Particles bucketed by cell: the particles of cell c are order[start[c] .. start[c+1]).
-// near: the cells within LIQUID_SEARCH_CELLS (Chebyshev) of a cell holding a
-// particle, the band outside which every stage here has nothing to do (the
-// kernel's support is 1 cell, its normalisation reads 1 more, the union of
-// balls searches 2).
-struct Buckets {
-  std::vector<Index> start, order;
-  grid::Array3<char> near;
-};
-
-// Each thread's share of the cells in bucket_particles, in units of one plane of
-// cells (k): a plane costs its particles (each read, placed once) and its cells
-// (each cleared, summed, tested once); weighted alike.
-std::vector<int> thread_planes(const std::vector<Index>& particles_per_plane, Index plane_cells, int threads) {
-  const int planes = static_cast<int>(particles_per_plane.size());
-  Index total = 0;
-  for (Index n : particles_per_plane) total += n + plane_cells;
-  std::vector<int> first(static_cast<std::size_t>(threads) + 1, planes);
-  first[0] = 0;
-  Index sum = 0;
-  int t = 1;
-  for (int k = 0; k < planes && t < threads; ++k) {
-    sum += particles_per_plane[static_cast<std::size_t>(k)] + plane_cells;
-    while (t < threads && sum * threads >= total * t) first[static_cast<std::size_t>(t++)] = k + 1;
-  }
-  return first;
-}
-
-Buckets bucket_particles(const grid::MacGrid& grid, const Points& particles) {
-  const Vec3i size = grid.cell_size();
-  const Index cells = grid.cell_count();
-  const Index plane_cells = static_cast<Index>(size.x()) * size.y();
-  const Index np = particles.cols();
-  Buckets b;
-  b.start.resize(static_cast<std::size_t>(cells) + 1);
-  b.order.resize(static_cast<std::size_t>(np));
-  b.near.resize(size);
-  std::vector<Index> cell_of(static_cast<std::size_t>(np));
-  std::vector<Index> per_plane(static_cast<std::size_t>(size.z()), 0);
-  std::vector<int> first_plane;
-  std::vector<Index> first_particle;
-  // A stable counting sort in parallel, so the buckets are those of the serial
-  // sort for any thread count: each thread owns a range of planes of cells,
-  // counts and places (in particle order) the particles that fall in its cells,
-  // and starts its positions after the particles of the planes before.
-#pragma omp parallel
-  {
-    const int threads = omp_get_num_threads(), t = omp_get_thread_num();
-    std::vector<Index> mine(static_cast<std::size_t>(size.z()), 0);
-#pragma omp for schedule(static) nowait
-    for (Index p = 0; p < np; ++p) {
-      const Vec3i c = grid.cell_of(particles.col(p));
-      cell_of[static_cast<std::size_t>(p)] = c.x() + size.x() * (c.y() + static_cast<Index>(size.y()) * c.z());
-      ++mine[static_cast<std::size_t>(c.z())];
-    }
-#pragma omp critical(fsicut_bucket_planes)
-    for (std::size_t k = 0; k < mine.size(); ++k) per_plane[k] += mine[k];
-#pragma omp barrier
-#pragma omp single
-    {
-      first_plane = thread_planes(per_plane, plane_cells, threads);
-      first_particle.assign(static_cast<std::size_t>(threads) + 1, 0);
-      for (int u = 0; u < threads; ++u) {
-        Index n = 0;
-        for (int k = first_plane[static_cast<std::size_t>(u)]; k < first_plane[static_cast<std::size_t>(u) + 1]; ++k)
-          n += per_plane[static_cast<std::size_t>(k)];
-        first_particle[static_cast<std::size_t>(u) + 1] = first_particle[static_cast<std::size_t>(u)] + n;
-      }
-      b.start[static_cast<std::size_t>(cells)] = np;
-    }
-    const Index lo = first_plane[static_cast<std::size_t>(t)] * plane_cells;
-    const Index hi = first_plane[static_cast<std::size_t>(t) + 1] * plane_cells;
-    Index* start = b.start.data();
-    // start[c]: first the count of cell c, then the end of its bucket, then
-    // (placing the particles backwards) its beginning.
-    std::fill(start + lo, start + hi, 0);
-    for (Index p = 0; p < np; ++p) {
-      const Index c = cell_of[static_cast<std::size_t>(p)];
-      if (c >= lo && c < hi) ++start[c];
-    }
-    Index end = first_particle[static_cast<std::size_t>(t)];
-    for (Index c = lo; c < hi; ++c) start[c] = end += start[c];
-    for (Index p = np - 1; p >= 0; --p) {
-      const Index c = cell_of[static_cast<std::size_t>(p)];
-      if (c >= lo && c < hi) b.order[static_cast<std::size_t>(--start[c])] = p;
-    }
-    // The end of the range's last bucket is the next range's beginning, which
-    // that range's thread may not have written yet.
-    for (Index c = lo; c < hi; ++c)
-      b.near[c] = (c + 1 < hi ? start[c + 1] : first_particle[static_cast<std::size_t>(t) + 1]) > start[c];
-  }
-  grid::dilate(b.near, LIQUID_SEARCH_CELLS);
-  return b;
-}
-
 // The union of balls at the cells where `wanted` is set (all cells when null);
 // the others get the far value.
-void union_of_balls(const grid::MacGrid& grid, const Points& particles, const Buckets& buckets,
+void union_of_balls(const grid::MacGrid& grid, const Points& particles, const ParticleBuckets& buckets,
                     Real radius, const grid::Array3<char>* wanted, grid::Array3<Real>& phi) {
   phi.resize(grid.cell_size());
   const auto& start = buckets.start;
@@ -193,19 +99,19 @@ SpaceTable space_table() {
 // margin covers SDFs that are distances only near the surface).
 constexpr Real FAR_FROM_SOLID_CELLS = 1.5;
 
-void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets& buckets,
-              Real particle_volume, const grid::Array3<Real>& solid_phi, const NeighbourReach& reach,
-              grid::Array3<Real>& rho) {
-  const auto reached = [&](Index cell) { return reach.cells.count() > 0 ? reach.cells[cell] : REACH_ALL; };
-  const Vec3i size = grid.cell_size();
-  const Real dx = grid.dx;
-  const Real inv_dx = 1 / dx;
+std::uint32_t reached(const NeighbourReach& reach, Index cell) {
+  return reach.cells.count() > 0 ? reach.cells[cell] : REACH_ALL;
+}
 
-  // The particles' kernel sum, scattered from each particle to the 3 x 3 x 3 cells
-  // around its own (the kernel's support). Slabs of cells along z in three passes
-  // (k mod 3): a slab writes only to its own and the two adjacent slabs, so the
-  // slabs of one pass never write to the same cell, and every cell receives its
-  // terms in the same order for any thread count.
+// The particles' kernel sum, scattered from each particle to the 3 x 3 x 3 cells
+// around its own (the kernel's support). Slabs of cells along z in three passes
+// (k mod 3): a slab writes only to its own and the two adjacent slabs, so the
+// slabs of one pass never write to the same cell, and every cell receives its
+// terms in the same order for any thread count.
+grid::Array3<Real> kernel_mass(const grid::MacGrid& grid, const Points& particles, const ParticleBuckets& buckets,
+                               const NeighbourReach& reach) {
+  const Vec3i size = grid.cell_size();
+  const Real inv_dx = 1 / grid.dx;
   grid::Array3<Real> mass(size, 0);
   for (int pass = 0; pass < 3; ++pass) {
     const Index slabs = (size.z() - pass + 2) / 3;
@@ -214,7 +120,7 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets&
       for (int j = 0; j < size.y(); ++j)
         for (int i = 0; i < size.x(); ++i) {
           const Index cell = mass.index(i, j, k);
-          const std::uint32_t cell_reach = reached(cell);
+          const std::uint32_t cell_reach = reached(reach, cell);
           for (Index q = buckets.start[cell]; q < buckets.start[cell + 1]; ++q) {
             const Vec3 x = particles.col(buckets.order[q]);
             const std::uint32_t to = reach.particles.empty() ? cell_reach
@@ -240,14 +146,18 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets&
         }
     });
   }
+  return mass;
+}
 
-  // Which of each cell's 2 x 2 x 2 quadrature points are open: bit s_x + 2 s_y + 4 s_z.
-  // Read only around cells with mass (within 1 of a particle's cell): in the band.
-  grid::Array3<unsigned char> open(size, 0xFF);
+// Which of each cell's 2 x 2 x 2 quadrature points are open: bit s_x + 2 s_y + 4 s_z.
+// Read only around cells with mass (within 1 of a particle's cell): in the band.
+grid::Array3<unsigned char> open_points(const grid::MacGrid& grid, const ParticleBuckets& buckets,
+                                        const grid::Array3<Real>& solid_phi) {
+  grid::Array3<unsigned char> open(grid.cell_size(), 0xFF);
   parallel_for(0, open.count(), [&](Index idx) {
     if (!buckets.near[idx]) return;
     const Vec3i c = open.coord(idx);
-    if (solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) > FAR_FROM_SOLID_CELLS * dx) return;
+    if (solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) > FAR_FROM_SOLID_CELLS * grid.dx) return;
     // Trilinear interpolation of the cell's corner values at the points, which sit
     // at 1/4 and 3/4 of the cell per axis.
     Real corner[8];
@@ -264,7 +174,16 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets&
     }
     open[idx] = bits;
   });
+  return open;
+}
 
+void fraction(const grid::MacGrid& grid, const Points& particles, const ParticleBuckets& buckets,
+              Real particle_volume, const grid::Array3<Real>& solid_phi, const NeighbourReach& reach,
+              grid::Array3<Real>& rho) {
+  const Vec3i size = grid.cell_size();
+  const Real dx = grid.dx;
+  const grid::Array3<Real> mass = kernel_mass(grid, particles, buckets, reach);
+  const grid::Array3<unsigned char> open = open_points(grid, buckets, solid_phi);
   static const SpaceTable table = space_table();
   const Real scale = particle_volume / (dx * dx * dx);
   rho.resize(size);
@@ -274,7 +193,7 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Buckets&
       return;
     }
     const Vec3i c = rho.coord(idx);
-    const std::uint32_t to = reached(idx);
+    const std::uint32_t to = reached(reach, idx);
     Real space = 0;
     for (int dk = -1; dk <= 1; ++dk)
       for (int dj = -1; dj <= 1; ++dj)
@@ -299,20 +218,21 @@ grid::Array3<char> near_bulk(const grid::Array3<Real>& rho) {
 
 void liquid_sdf_from_particles(const grid::MacGrid& grid, const Points& particles, Real radius,
                                grid::Array3<Real>& phi) {
-  union_of_balls(grid, particles, bucket_particles(grid, particles), radius, nullptr, phi);
+  union_of_balls(grid, particles, bucket_particles(grid, particles, LIQUID_SEARCH_CELLS), radius, nullptr, phi);
 }
 
 void liquid_fraction_from_particles(const grid::MacGrid& grid, const Points& particles,
                                     Real particle_volume, const grid::Array3<Real>& solid_phi,
                                     grid::Array3<Real>& rho, const NeighbourReach& reach) {
-  fraction(grid, particles, bucket_particles(grid, particles), particle_volume, solid_phi, reach, rho);
+  fraction(grid, particles, bucket_particles(grid, particles, LIQUID_SEARCH_CELLS), particle_volume, solid_phi, reach,
+           rho);
 }
 
 void liquid_phi_from_particles(const grid::MacGrid& grid, const Points& particles,
                                Real particle_volume, Real radius,
                                const grid::Array3<Real>& solid_phi, grid::Array3<Real>& phi,
                                const NeighbourReach& reach) {
-  const Buckets buckets = bucket_particles(grid, particles);
+  const ParticleBuckets buckets = bucket_particles(grid, particles, LIQUID_SEARCH_CELLS);
   grid::Array3<Real> rho;
   fraction(grid, particles, buckets, particle_volume, solid_phi, reach, rho);
   const grid::Array3<char> bulk = near_bulk(rho);
@@ -329,7 +249,7 @@ void liquid_phi_from_particles(const grid::MacGrid& grid, const Points& particle
 Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& particles,
                                   Real particle_volume, const grid::Array3<Real>& solid_phi,
                                   const NeighbourReach& reach) {
-  const Buckets buckets = bucket_particles(grid, particles);
+  const ParticleBuckets buckets = bucket_particles(grid, particles, LIQUID_SEARCH_CELLS);
   grid::Array3<Real> rho;
   fraction(grid, particles, buckets, particle_volume, solid_phi, reach, rho);
   const grid::Array3<char> bulk = near_bulk(rho);
@@ -367,31 +287,28 @@ Real solid_phi_at_cell(const grid::Array3<Real>& s, int i, int j, int k) {
                   s(i, j, k + 1) + s(i + 1, j, k + 1) + s(i, j + 1, k + 1) + s(i + 1, j + 1, k + 1));
 }
 
-void extend_liquid_into_solid(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
-                              const std::array<grid::Array3<Real>, 3>& fractions,
-                              grid::Array3<Real>& phi) {
-  const Real half = 0.5 * grid.dx;
-  const Vec3i size = phi.size();
-  const Index rows = static_cast<Index>(size.y()) * size.z();
-  // The neighbour of c on `side` of `axis` if it exists and the face between is open.
-  auto open_neighbour = [&](const Vec3i& c, int axis, int side, Vec3i& nb) {
-    nb = c;
-    nb[axis] += side;
-    if (!phi.inside(nb.x(), nb.y(), nb.z())) return false;
-    Vec3i face = c;
-    if (side > 0) face[axis] += 1;
-    return fractions[axis](face) > 0;
-  };
-  // Why lists and rows instead of passes over every cell with copies of phi:
-  // the solid's cells and the holes are few, and the whole-grid passes (an
-  // index division per cell, four copies of phi) made this a grid-sized stage.
-  // Each pass reads only values from before it, as before: same results.
+namespace {
 
-  // 1. Cells inside the solid (centre value of solid_phi < 0), in layers: each
-  // layer extrapolates from the cells known so far (outside the solid, or set
-  // by an earlier layer).
-  // A cell's centre value is the mean of its 8 nodes: a row of cells whose 4
-  // rows of nodes have no negative node has no cell inside (most rows).
+using Fractions = std::array<grid::Array3<Real>, 3>;
+
+// The neighbour nb of cell c on `side` of `axis` if it exists and the face
+// between is open.
+bool open_neighbour(const grid::Array3<Real>& phi, const Fractions& fractions, const Vec3i& c, int axis, int side,
+                    Vec3i& nb) {
+  nb = c;
+  nb[axis] += side;
+  if (!phi.inside(nb.x(), nb.y(), nb.z())) return false;
+  Vec3i face = c;
+  if (side > 0) face[axis] += 1;
+  return fractions[axis](face) > 0;
+}
+
+// The cells (of an array of size `size`) whose centre value of solid_phi is
+// negative, row by row. A cell's centre value is the mean of its 8 nodes: a row
+// of cells whose 4 rows of nodes have no negative node has no cell inside (most
+// rows).
+std::vector<Index> cells_in_solid(const grid::Array3<Real>& solid_phi, const Vec3i& size) {
+  const Index rows = static_cast<Index>(size.y()) * size.z();
   const Vec3i nodes = solid_phi.size();
   std::vector<char> solid_node_row(static_cast<std::size_t>(nodes.y()) * nodes.z());
   parallel_for(0, static_cast<Index>(solid_node_row.size()), [&](Index row) {
@@ -403,12 +320,21 @@ void extend_liquid_into_solid(const grid::MacGrid& grid, const grid::Array3<Real
     const int j = static_cast<int>(row % size.y()), k = static_cast<int>(row / size.y());
     const auto solid_row = [&](int b, int c) { return solid_node_row[static_cast<std::size_t>(b + nodes.y() * c)]; };
     if (!solid_row(j, k) && !solid_row(j + 1, k) && !solid_row(j, k + 1) && !solid_row(j + 1, k + 1)) return;
+    const Index row_start = static_cast<Index>(size.x()) * row;
     for (int i = 0; i < size.x(); ++i)
-      if (solid_phi_at_cell(solid_phi, i, j, k) < 0) solid_rows[static_cast<std::size_t>(row)].push_back(phi.index(i, j, k));
+      if (solid_phi_at_cell(solid_phi, i, j, k) < 0) solid_rows[static_cast<std::size_t>(row)].push_back(row_start + i);
   });
   std::vector<Index> unknown;
   for (const std::vector<Index>& r : solid_rows) unknown.insert(unknown.end(), r.begin(), r.end());
-  grid::Array3<char> known(size, 1);
+  return unknown;
+}
+
+// Step 1: the cells `unknown` (inside the solid) in layers, each extrapolating
+// from the cells known so far (outside the solid, or set by an earlier layer);
+// those no layer reaches and within half a cell of the liquid go to -half.
+void extend_into_solid_cells(const Fractions& fractions, const std::vector<Index>& unknown, Real half,
+                             grid::Array3<Real>& phi) {
+  grid::Array3<char> known(phi.size(), 1);
   for (Index idx : unknown) known[idx] = 0;
   std::vector<Real> value(unknown.size());
   std::vector<char> found(unknown.size());
@@ -423,7 +349,7 @@ void extend_liquid_into_solid(const grid::MacGrid& grid, const grid::Array3<Real
       for (int a = 0; a < 3; ++a)
         for (int side : {-1, 1}) {
           Vec3i n;
-          if (!open_neighbour(c, a, side, n) || !known(n)) continue;
+          if (!open_neighbour(phi, fractions, c, a, side, n) || !known(n)) continue;
           sum += phi(n);
           ++count;
         }
@@ -440,10 +366,15 @@ void extend_liquid_into_solid(const grid::MacGrid& grid, const grid::Array3<Real
   }
   for (Index idx : unknown)
     if (!known[idx] && phi[idx] < half) phi[idx] = std::min(phi[idx], -half);
+}
 
-  // 2. One-cell holes: a cell not in the liquid whose open neighbours all are.
-  // A row none of whose cells nor those of its four neighbouring rows is in the
-  // liquid holds none: most rows are away from the liquid.
+// Step 2: one-cell holes, cells not in the liquid whose open neighbours all
+// are, get their mean. A row none of whose cells nor those of its four
+// neighbouring rows is in the liquid holds none: most rows are away from the
+// liquid.
+void fill_one_cell_holes(const Fractions& fractions, grid::Array3<Real>& phi) {
+  const Vec3i size = phi.size();
+  const Index rows = static_cast<Index>(size.y()) * size.z();
   std::vector<char> wet(static_cast<std::size_t>(rows));
   parallel_for(0, rows, [&](Index row) {
     const Real* first = &phi[row * size.x()];
@@ -466,7 +397,7 @@ void extend_liquid_into_solid(const grid::MacGrid& grid, const grid::Array3<Real
       for (int a = 0; a < 3 && hole; ++a)
         for (int side : {-1, 1}) {
           Vec3i n;
-          if (!open_neighbour(c, a, side, n)) continue;
+          if (!open_neighbour(phi, fractions, c, a, side, n)) continue;
           if (!(phi(n) < 0)) {
             hole = false;
             break;
@@ -479,6 +410,19 @@ void extend_liquid_into_solid(const grid::MacGrid& grid, const grid::Array3<Real
   });
   for (const auto& r : holes)
     for (const auto& [idx, v] : r) phi[idx] = v;
+}
+
+}  // namespace
+
+// Why lists and rows instead of passes over every cell with copies of phi: the
+// solid's cells and the holes are few, and whole-grid passes (an index division
+// per cell, four copies of phi) would make this a grid-sized stage. Each pass
+// reads only values from before it.
+void extend_liquid_into_solid(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
+                              const std::array<grid::Array3<Real>, 3>& fractions,
+                              grid::Array3<Real>& phi) {
+  extend_into_solid_cells(fractions, cells_in_solid(solid_phi, phi.size()), 0.5 * grid.dx, phi);
+  fill_one_cell_holes(fractions, phi);
 }
 
 }  // namespace fsicut::levelset

@@ -9,9 +9,9 @@
 //
 // Method:
 //  - distance: exact Euclidean distance to the nearest triangle (closest point
-//    on a triangle by Voronoi regions, Ericson, Real-Time Collision Detection
-//    5.1.5), found through a bounding-volume hierarchy of axis-aligned boxes
-//    (median split on the longest axis, nearest child first, pruned by the box
+//    on a triangle by Voronoi regions, mesh/closest_point.hpp), found through
+//    a bounding-volume hierarchy of axis-aligned boxes (mesh/bvh.hpp: median
+//    split on the longest axis, nearest child first, pruned by the box
 //    distance), so a query costs O(log #triangles) near the surface;
 //  - sign: the angle-weighted pseudonormal of the feature (face, edge or
 //    vertex) that holds the closest point (Baerentzen & Aanaes 2005): x is
@@ -29,13 +29,14 @@
 #include "lib/core/types.hpp"
 #include "lib/grid/mac_grid.hpp"
 #include "lib/levelset/solid_sdf.hpp"
+#include "lib/mesh/bvh.hpp"
+#include "lib/mesh/closest_point.hpp"
 #include "lib/mesh/mesh.hpp"
-#include "lib/scene/scene.hpp"
 
 namespace fsicut::levelset {
 
-// The part of a triangle that holds a closest point.
-enum class MeshFeature { face, edge, vertex };
+// The part of a triangle that holds a closest point (face, edge, vertex).
+using MeshFeature = mesh::TriangleFeature;
 
 // The result of a closest-point query.
 struct MeshHit {
@@ -47,24 +48,17 @@ struct MeshHit {
   MeshFeature feature = MeshFeature::face;
 };
 
-// Where a segment meets a surface (MeshDistance::segment_hits).
-struct SegmentHits {
-  int count = 0;         // distinct points where the segment meets triangles
-  Real first = std::numeric_limits<Real>::infinity();  // parameter in [0, 1] of the first meeting from the start
-  Index triangle = -1;   // a triangle met there (index into triangles())
-  Vec3 point{0, 0, 0};   // the first meeting point [m]
-  Real last = -std::numeric_limits<Real>::infinity();  // parameter of the last meeting
-  Index last_triangle = -1;  // a triangle met there
-};
+// Where a segment meets a surface (MeshDistance::segment_hits): count, the
+// first and last meeting parameters in [0, 1] and triangles met there.
+using SegmentHits = mesh::SegmentHits;
 
 // Distance queries against one closed triangle surface. Construction is
 // O(n log n) in the number of triangles; queries are const and thread-safe
 // (no shared scratch), so they may run inside parallel_for.
 class MeshDistance {
  public:
-  // Leaf size of the hierarchy: few enough triangles that a leaf costs about
-  // as much as descending one more level.
-  static constexpr int LEAF_TRIANGLES = 4;
+  // Leaf size of the hierarchy (mesh::TriangleBvh).
+  static constexpr int LEAF_TRIANGLES = mesh::TriangleBvh::LEAF_TRIANGLES;
 
   // vertices: 3 x #vertices [m]; triangles: vertex indices, counter-clockwise
   // seen from outside. Vertices no triangle uses are allowed (pass a solid's
@@ -110,23 +104,13 @@ class MeshDistance {
   // Unit outward normal of a triangle at the current positions (zero if degenerate).
   const Vec3& face_normal(Index triangle) const { return face_normals_[static_cast<std::size_t>(triangle)]; }
   // Bounding box of the triangles' vertices [m].
-  const Vec3& bounds_min() const { return lo_; }
-  const Vec3& bounds_max() const { return hi_; }
+  const Vec3& bounds_min() const { return bvh_.bounds_min(); }
+  const Vec3& bounds_max() const { return bvh_.bounds_max(); }
 
  private:
-  struct Node {
-    Vec3 lo, hi;       // box of the triangles below
-    int first = 0;     // leaf: first slot in order_; inner: index of the second child
-    int count = 0;     // leaf: number of triangles (> 0); inner: 0, first child is this + 1
-  };
-
-  enum class Parity { even, odd, unknown };
-  Parity ray_parity(const Vec3& x, const Vec3& direction) const;
   void check_vertices(const Points& vertices) const;
   void build_adjacency();
   void update_normals();
-  void build_tree();
-  int build_node(int begin, int end, const std::vector<Vec3>& centroids);
   Vec3 pseudonormal(Index triangle, MeshFeature feature, int which) const;
 
   Points vertices_;
@@ -136,17 +120,13 @@ class MeshDistance {
   std::vector<Vec3> face_normals_;                // unit, per triangle (zero if degenerate)
   std::vector<Vec3> edge_normals_;                // sum of the adjacent unit face normals
   std::vector<Vec3> vertex_normals_;              // angle-weighted sum of incident face normals
-  std::vector<Node> nodes_;
-  std::vector<int> order_;                        // triangle ids in leaf order
-  std::vector<Vec3> corners_;                     // 3 per slot of order_: the triangle's vertices
-  std::vector<int> slot_of_;                      // per triangle: its slot in order_
-  Vec3 lo_{0, 0, 0}, hi_{0, 0, 0};
+  mesh::TriangleBvh bvh_;                         // over triangles_ at vertices_
 };
 
 // The static solid bounded by `mesh` (inside_out = true: everything outside it,
 // a container): x -> signed distance [m], negative in the solid. The callable
-// shares the MeshDistance (copies are cheap) and is thread-safe. Pass it in
-// `extra` of static_solid_from_scene().
+// shares the MeshDistance (copies are cheap) and is thread-safe; union_solid()
+// combines it with other static solids.
 // A finite `band` [m] clamps the distance to [-band, band]: values within the
 // band stay exact, points beyond it cost a pruned search plus a ray parity
 // test instead of an unbounded nearest-triangle search (which visits most of
@@ -160,29 +140,6 @@ StaticSolid mesh_solid(const mesh::SurfaceMesh& mesh, bool inside_out = false,
 // inside. Same type as fluid::Region (fluid/particles.hpp); the bounding box is
 // tested first, so points far from the region are cheap.
 std::function<bool(const Vec3&)> mesh_region(const mesh::SurfaceMesh& mesh);
-
-// The `extra` solids for static_solid_from_scene(): one mesh_solid(mesh,
-// inside_out, band) per obj obstacle, in the obstacles' order, each read with
-// mesh::read_obj(path) and validated with mesh::check_closed_surface(). A bad
-// file throws MeshError / MissingInputError naming the OBJ, followed by
-// "(used by <scene_file>: <pointer>)".
-std::vector<StaticSolid> obj_obstacle_solids(const std::vector<scene::Shape>& obstacles,
-                                             const std::string& scene_file,
-                                             Real band = std::numeric_limits<Real>::infinity());
-
-// The triangle surfaces of the obstacles that can be thinner than a cell, for
-// what a node distance field cannot show (cutcell/thin_solids.hpp, particle
-// paths in sim/couple.hpp): each box (12 triangles) and obj obstacle (read and
-// validated as above), in the obstacles' order. Not included: inside-out
-// obstacles (containers, solid everywhere outside the shape: never thin) and
-// spheres (a ball is as thick as it is wide).
-std::vector<MeshDistance> obstacle_surfaces(const std::vector<scene::Shape>& obstacles,
-                                            const std::string& scene_file);
-
-// The `obj_regions` of fluid::make_liquid(): one mesh_region per obj fluid
-// region, in order, read and validated as above.
-std::vector<std::function<bool(const Vec3&)>> obj_region_tests(
-    const std::vector<scene::Shape>& regions, const std::string& scene_file);
 
 // Samples the signed distance of `mesh` at every grid node (array of size
 // grid.node_size() [m]) in a narrow band: values with |d| < band are exact,

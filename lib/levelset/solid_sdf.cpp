@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include "lib/core/error.hpp"
 #include "lib/core/parallel.hpp"
 
 namespace fsicut::levelset {
@@ -47,25 +46,6 @@ StaticSolid union_solid(std::vector<StaticSolid> parts) {
     for (const auto& p : parts) d = std::min(d, p(x));
     return d;
   };
-}
-
-StaticSolid static_solid_from_scene(const std::vector<scene::Shape>& obstacles,
-                                    std::vector<StaticSolid> extra) {
-  std::vector<StaticSolid> parts;
-  bool has_obj = false;
-  for (const auto& s : obstacles) {
-    switch (s.type) {
-      case scene::Shape::Type::box: parts.push_back(box_solid(s.min, s.max, s.inside_out)); break;
-      case scene::Shape::Type::sphere:
-        parts.push_back(sphere_solid(s.center, s.radius, s.inside_out));
-        break;
-      case scene::Shape::Type::obj: has_obj = true; break;
-    }
-  }
-  if (has_obj && extra.empty())
-    throw SimulationError("obj obstacles need a mesh signed distance (pass it as `extra`)");
-  for (auto& e : extra) parts.push_back(std::move(e));
-  return union_solid(std::move(parts));
 }
 
 grid::Array3<Real> sample_solid_at_nodes(const grid::MacGrid& grid, const StaticSolid& solid) {

@@ -11,7 +11,6 @@
 
 #include "lib/core/types.hpp"
 #include "lib/grid/mac_grid.hpp"
-#include "lib/scene/scene.hpp"
 
 namespace fsicut::levelset {
 
@@ -33,13 +32,6 @@ StaticSolid sphere_solid(const Vec3& center, Real radius, bool inside_out = fals
 StaticSolid plane_solid(const Vec3& point, const Vec3& normal);
 // Union of solids: the minimum of their distances. Empty parts are skipped.
 StaticSolid union_solid(std::vector<StaticSolid> parts);
-
-// The union of the scene's box and sphere obstacles (inside_out honoured).
-// `obj` obstacles are not handled here: build their SDF from the mesh and pass it
-// as `extra` (each entry is added to the union). Throws SimulationError when the
-// scene has an obj obstacle and `extra` is empty.
-StaticSolid static_solid_from_scene(const std::vector<scene::Shape>& obstacles,
-                                    std::vector<StaticSolid> extra = {});
 
 // Samples `solid` at every grid node: an array of size grid.node_size() [m].
 // Parallel over nodes. An empty `solid` gives no_solid_distance(grid) everywhere.

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "lib/core/types.hpp"
-#include "lib/scene/scene.hpp"
 
 namespace fsicut::mesh {
 

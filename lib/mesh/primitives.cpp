@@ -96,14 +96,14 @@ TetMesh shell_mesh(const Vec3& center, Real outer_radius, Real inner_radius, int
   return tetrahedralize(both, options, "shell", {center});
 }
 
-Eigen::Matrix3d rotation_matrix(const scene::Transform& transform) {
+Eigen::Matrix3d rotation_matrix(const Transform& transform) {
   const Vec3 r = transform.rotate * (PI / 180);
   return (Eigen::AngleAxisd(r.z(), Vec3::UnitZ()) * Eigen::AngleAxisd(r.y(), Vec3::UnitY()) *
           Eigen::AngleAxisd(r.x(), Vec3::UnitX()))
       .toRotationMatrix();
 }
 
-void apply_transform(TetMesh& mesh, const scene::Transform& transform) {
+void apply_transform(TetMesh& mesh, const Transform& transform) {
   if (!(transform.scale > 0) || !std::isfinite(transform.scale)) {
     std::ostringstream s;
     s << "transform: scale must be positive and finite, got " << transform.scale;

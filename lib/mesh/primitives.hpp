@@ -1,7 +1,6 @@
 #pragma once
 // Analytic solid shapes: icospheres, balls, hollow balls, and rigid placement.
 #include "lib/mesh/mesh.hpp"
-#include "lib/scene/scene.hpp"
 
 namespace fsicut::mesh {
 
@@ -26,14 +25,21 @@ TetMesh sphere_mesh(const Vec3& center, Real radius, int subdivisions, const Tet
 TetMesh shell_mesh(const Vec3& center, Real outer_radius, Real inner_radius, int subdivisions,
                    const TetgenOptions& options);
 
+// A rigid placement with uniform scale: x' = translate + R * (scale * x).
+struct Transform {
+  Vec3 translate{0, 0, 0};  // [m]
+  Vec3 rotate{0, 0, 0};     // Euler angles about x, then y, then z [degrees]
+  Real scale = 1;           // uniform, > 0
+};
+
 // The rotation R = Rz * Ry * Rx of `transform.rotate` (degrees about x, then y,
 // then z).
-Eigen::Matrix3d rotation_matrix(const scene::Transform& transform);
+Eigen::Matrix3d rotation_matrix(const Transform& transform);
 
 // Places a mesh: x' = translate + R * (scale * x) for every rest position.
 // Topology, and the orientation of tets and boundary, are unchanged (R is a
 // rotation and scale > 0). Throws MeshError for scale <= 0 (it would turn tets
 // inside out) or a non-finite transform.
-void apply_transform(TetMesh& mesh, const scene::Transform& transform);
+void apply_transform(TetMesh& mesh, const Transform& transform);
 
 }  // namespace fsicut::mesh

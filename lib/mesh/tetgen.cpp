@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
-
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -363,10 +362,7 @@ void split_oversized(TetMesh& mesh, Real bound) {
   }
 }
 
-}  // namespace
-
-TetMesh tetrahedralize(const SurfaceMesh& surface, const TetgenOptions& options, const std::string& name,
-                       const std::vector<Vec3>& holes) {
+void check_input(const SurfaceMesh& surface, const TetgenOptions& options, const std::string& name) {
   if (surface.triangles.empty()) throw MeshError(name + ": mesh is empty: no faces");
   if (options.quality > 0 && options.quality < MIN_QUALITY) {
     std::ostringstream s;
@@ -380,9 +376,11 @@ TetMesh tetrahedralize(const SurfaceMesh& surface, const TetgenOptions& options,
     for (int k = 0; k < 3; ++k)
       if (t[k] < 0 || t[k] >= surface.vertices.cols())
         throw MeshError(name + ": a face refers to a vertex that does not exist");
+}
 
-  // Only the vertices the triangles use: TetGen would insert stray points too.
-  // Kept in vertex order, so the result's first nodes are these vertices.
+// TetGen's input: the vertices the triangles use (returned, in vertex order:
+// TetGen would insert stray points too), the triangles as facets, the holes.
+std::vector<int> fill_input(const SurfaceMesh& surface, const std::vector<Vec3>& holes, tetgenio& in) {
   std::vector<int> to_input(surface.vertices.cols(), -1);
   for (const Triangle& t : surface.triangles)
     for (int k = 0; k < 3; ++k) to_input[t[k]] = 0;
@@ -392,9 +390,7 @@ TetMesh tetrahedralize(const SurfaceMesh& surface, const TetgenOptions& options,
       to_input[j] = static_cast<int>(used.size());
       used.push_back(j);
     }
-
-  tetgenio in;  // frees the arrays below (allocated with new[]) when destroyed
-  in.firstnumber = 0;
+  in.firstnumber = 0;  // `in` frees the arrays below (allocated with new[]) when destroyed
   in.numberofpoints = static_cast<int>(used.size());
   in.pointlist = new REAL[3 * used.size()];
   for (std::size_t i = 0; i < used.size(); ++i)
@@ -417,16 +413,18 @@ TetMesh tetrahedralize(const SurfaceMesh& surface, const TetgenOptions& options,
     for (std::size_t h = 0; h < holes.size(); ++h)
       for (int d = 0; d < 3; ++d) in.holelist[3 * h + d] = holes[h][d];
   }
+  return used;
+}
 
-  const TetgenOutput out = run_tetgen(switches(options), in, used, name, options.time_limit_seconds);
+Vec3 output_point(const TetgenOutput& o, Index i) { return Vec3(o.points[3 * i], o.points[3 * i + 1], o.points[3 * i + 2]); }
+
+// TetGen's tets (TetGen's point numbers) less the cavities: regions of winding number 0.
+std::vector<Tet> enclosed_tets(const TetgenOutput& out, const SurfaceMesh& surface, const std::string& name) {
   const Index n_points = static_cast<Index>(out.points.size() / 3);
   const Index n_tets = static_cast<Index>(out.tets.size() / 4);
   if (n_tets == 0) throw MeshError(name + ": cannot tetrahedralize: TetGen produced no tetrahedra");
   for (std::int32_t v : out.tets)
     if (v < 0 || v >= n_points) throw MeshError(name + ": cannot tetrahedralize: TetGen output is inconsistent");
-  const auto point = [&](Index i) { return Vec3(out.points[3 * i], out.points[3 * i + 1], out.points[3 * i + 2]); };
-
-  // Regions whose winding number is 0 are cavities: drop them.
   std::vector<char> keep(n_tets, 1);
   if (static_cast<Index>(out.regions.size()) == n_tets) {
     std::map<double, bool> inside;  // region attribute -> kept
@@ -434,20 +432,23 @@ TetMesh tetrahedralize(const SurfaceMesh& surface, const TetgenOptions& options,
       auto it = inside.find(out.regions[e]);
       if (it == inside.end()) {
         Vec3 centroid = Vec3::Zero();
-        for (int k = 0; k < 4; ++k) centroid += point(out.tets[4 * e + k]) / 4;
+        for (int k = 0; k < 4; ++k) centroid += output_point(out, out.tets[4 * e + k]) / 4;
         it = inside.emplace(out.regions[e], winding_number(surface, centroid) >= INSIDE_WINDING).first;
       }
       keep[e] = it->second;
     }
   }
-
-  TetMesh mesh;
+  std::vector<Tet> tets;
   for (Index e = 0; e < n_tets; ++e)
-    if (keep[e]) mesh.tets.emplace_back(out.tets[4 * e], out.tets[4 * e + 1], out.tets[4 * e + 2], out.tets[4 * e + 3]);
-  if (mesh.tets.empty()) throw MeshError(name + ": cannot tetrahedralize: the surface encloses no volume");
+    if (keep[e]) tets.emplace_back(out.tets[4 * e], out.tets[4 * e + 1], out.tets[4 * e + 2], out.tets[4 * e + 3]);
+  if (tets.empty()) throw MeshError(name + ": cannot tetrahedralize: the surface encloses no volume");
+  return tets;
+}
 
-  // Drop unused points. TetGen lists the input points first, in input order,
-  // then its Steiner points; compaction keeps that order.
+// The points the tets use, in TetGen's order (the input points first, in input
+// order, then its Steiner points), and the tets positively oriented.
+void compact_points(const TetgenOutput& out, TetMesh& mesh, const std::string& name) {
+  const Index n_points = static_cast<Index>(out.points.size() / 3);
   std::vector<int> node(n_points, -1);
   for (const Tet& t : mesh.tets)
     for (int k = 0; k < 4; ++k) node[t[k]] = 0;
@@ -456,24 +457,40 @@ TetMesh tetrahedralize(const SurfaceMesh& surface, const TetgenOptions& options,
     if (node[i] == 0) node[i] = n_nodes++;
   mesh.rest.resize(3, n_nodes);
   for (Index i = 0; i < n_points; ++i)
-    if (node[i] >= 0) mesh.rest.col(node[i]) = point(i);
+    if (node[i] >= 0) mesh.rest.col(node[i]) = output_point(out, i);
   for (Tet& t : mesh.tets) {
     for (int k = 0; k < 4; ++k) t[k] = node[t[k]];
     const Real v = tet_volume(mesh.rest.col(t[0]), mesh.rest.col(t[1]), mesh.rest.col(t[2]), mesh.rest.col(t[3]));
     if (v == 0) throw MeshError(name + ": cannot tetrahedralize: TetGen produced a flat tetrahedron");
     if (v < 0) std::swap(t[2], t[3]);
   }
-  if (options.max_tet_volume > 0) split_oversized(mesh, options.max_tet_volume);
+}
+
+void check_quality(const TetMesh& mesh, const std::string& name) {
   const WorstTet worst = worst_tet(mesh);
-  if (worst.quality < MIN_TET_QUALITY) {
-    const Tet& t = mesh.tets[worst.tet];
-    const Vec3 at = (mesh.rest.col(t[0]) + mesh.rest.col(t[1]) + mesh.rest.col(t[2]) + mesh.rest.col(t[3])) / 4;
-    std::ostringstream s;
-    s << name << ": cannot tetrahedralize: TetGen produced a nearly flat tetrahedron at (" << at.x() << ", " << at.y()
-      << ", " << at.z() << "), shape quality " << worst.quality << " (1 = regular, at least " << MIN_TET_QUALITY
-      << " needed); the surface has nearly coincident or coplanar features there";
-    throw MeshError(s.str());
-  }
+  if (worst.quality >= MIN_TET_QUALITY) return;
+  const Tet& t = mesh.tets[worst.tet];
+  const Vec3 at = (mesh.rest.col(t[0]) + mesh.rest.col(t[1]) + mesh.rest.col(t[2]) + mesh.rest.col(t[3])) / 4;
+  std::ostringstream s;
+  s << name << ": cannot tetrahedralize: TetGen produced a nearly flat tetrahedron at (" << at.x() << ", " << at.y()
+    << ", " << at.z() << "), shape quality " << worst.quality << " (1 = regular, at least " << MIN_TET_QUALITY
+    << " needed); the surface has nearly coincident or coplanar features there";
+  throw MeshError(s.str());
+}
+
+}  // namespace
+
+TetMesh tetrahedralize(const SurfaceMesh& surface, const TetgenOptions& options, const std::string& name,
+                       const std::vector<Vec3>& holes) {
+  check_input(surface, options, name);
+  tetgenio in;
+  const std::vector<int> used = fill_input(surface, holes, in);
+  const TetgenOutput out = run_tetgen(switches(options), in, used, name, options.time_limit_seconds);
+  TetMesh mesh;
+  mesh.tets = enclosed_tets(out, surface, name);
+  compact_points(out, mesh, name);
+  if (options.max_tet_volume > 0) split_oversized(mesh, options.max_tet_volume);
+  check_quality(mesh, name);
   mesh.boundary = extract_boundary(mesh.tets);
   return mesh;
 }

@@ -6,9 +6,10 @@
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
 #include "lib/levelset/mesh_sdf.hpp"
-#include "lib/mesh/build.hpp"
 #include "lib/mesh/check.hpp"
 #include "lib/sim/from_scene.hpp"
+#include "lib/sim/obstacles.hpp"
+#include "lib/sim/solids.hpp"
 
 namespace fsicut::sim {
 namespace {
@@ -69,7 +70,7 @@ SimState build_state(const scene::Scene& scene) {
   SimState state;
   state.scene = scene;
   for (const scene::SolidDesc& desc : scene.solids) {
-    solid::Body body = solid::make_body(desc, mesh::build_solid_mesh(desc.mesh, scene.file), scene.file);
+    solid::Body body = make_solid(desc, scene.file);
     check_inside_grid(scene, body, desc.pointer);
     state.reduced.push_back(desc.model == scene::SolidDesc::Model::reduced
                                 ? std::optional<solid::ReducedBody>(make_reduced(scene, desc, body))
@@ -79,15 +80,15 @@ SimState build_state(const scene::Scene& scene) {
   check_reduced_scheme(state);
   // obj obstacles are read and checked even without liquid, so --validate reports a bad mesh.
   std::vector<levelset::StaticSolid> obj_obstacles =
-      levelset::obj_obstacle_solids(scene.obstacles, scene.file, OBSTACLE_BAND_CELLS * scene.grid.cell_size);
+      obj_obstacle_solids(scene.obstacles, scene.file, OBSTACLE_BAND_CELLS * scene.grid.cell_size);
   if (scene.fluid.regions.empty()) {
     if (!scene.obstacles.empty())
       log::warn(scene.file + ": /obstacles: obstacles only act on the liquid, and this scene has none");
     return state;
   }
-  state.liquid = make_liquid(scene, levelset::static_solid_from_scene(scene.obstacles, std::move(obj_obstacles)),
-                                    levelset::obj_region_tests(scene.fluid.regions, scene.file));
-  state.surfaces = make_surfaces(state.solids, levelset::obstacle_surfaces(scene.obstacles, scene.file));
+  state.liquid = make_liquid(scene, static_solid(scene.obstacles, std::move(obj_obstacles)),
+                             obj_region_tests(scene.fluid.regions, scene.file));
+  state.surfaces = make_surfaces(state.solids, obstacle_surfaces(scene.obstacles, scene.file));
   if (!state.surfaces.distance.empty()) {
     // The liquid was seeded around the static obstacles only: drop the particles
     // inside the deformable solids, then start from the combined distance fields.

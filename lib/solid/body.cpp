@@ -84,34 +84,6 @@ namespace {
 
 std::string solid_label(const std::string& name) { return "solid '" + name + "'"; }
 
-bool inside(const scene::Shape& s, const Vec3& p) {
-  switch (s.type) {
-    case scene::Shape::Type::box:
-      return (p.array() >= s.min.array()).all() && (p.array() <= s.max.array()).all();
-    case scene::Shape::Type::sphere:
-      return (p - s.center).norm() <= s.radius;
-    case scene::Shape::Type::obj:
-      break;
-  }
-  return false;
-}
-
-void check_material(const scene::SolidDesc& desc, const std::string& scene_file) {
-  const auto fail = [&](const std::string& key, const std::string& message) {
-    throw SceneError(scene_file, desc.pointer + "/" + key, message);
-  };
-  if (!(desc.density > 0) || !std::isfinite(desc.density)) fail("density", "must be positive");
-  if (!(desc.youngs_modulus > 0) || !std::isfinite(desc.youngs_modulus)) fail("youngs_modulus", "must be positive");
-  if (!(desc.poisson_ratio >= 0 && desc.poisson_ratio < 0.5)) fail("poisson_ratio", "must be in [0, 0.5)");
-  if (!(desc.damping.mass >= 0) || !std::isfinite(desc.damping.mass)) fail("damping/mass", "must be >= 0");
-  if (!(desc.damping.stiffness >= 0) || !std::isfinite(desc.damping.stiffness))
-    fail("damping/stiffness", "must be >= 0");
-  if (!(desc.initial_scale > 0) || !std::isfinite(desc.initial_scale)) fail("initial_scale", "must be positive");
-  for (size_t i = 0; i < desc.pinned.size(); ++i)
-    if (desc.pinned[i].type == scene::Shape::Type::obj)
-      fail("pinned/" + std::to_string(i), "pinned regions must be boxes or spheres");
-}
-
 }  // namespace
 
 void set_pinned(Body& body, const std::vector<char>& pinned) {
@@ -134,27 +106,10 @@ void set_pinned(Body& body, const std::vector<char>& pinned) {
   body.layout_free = std::make_shared<const detail::BlockLayout>(detail::make_layout(body.mesh, free));
 }
 
-Body make_body(const scene::SolidDesc& desc, mesh::TetMesh mesh, const std::string& scene_file) {
-  check_material(desc, scene_file);
-  // Mesh errors name the scene file and the mesh's pointer, like every input error.
-  const std::string label = scene_file + ": " + desc.mesh.pointer + ": " + solid_label(desc.name);
-  const Index given_nodes = mesh.rest.cols();
-  if (given_nodes == 0 || mesh.tets.empty()) throw MeshError(label + ": tet mesh is empty");
-  for (size_t t = 0; t < mesh.tets.size(); ++t)
-    for (int a = 0; a < 4; ++a)
-      if (mesh.tets[t][a] < 0 || mesh.tets[t][a] >= given_nodes)
-        throw MeshError(label + ": tet " + std::to_string(t) + " has node index out of range");
+namespace {
 
-  Body body;
-  body.name = desc.name;
-  body.mesh = desc.element == scene::SolidDesc::Element::quadratic ? mesh::make_quadratic(std::move(mesh))
-                                                                    : std::move(mesh);
-  body.density = desc.density;
-  body.youngs_modulus = desc.youngs_modulus;
-  body.poisson_ratio = desc.poisson_ratio;
-  body.tau_m = desc.damping.mass;
-  body.tau_k = desc.damping.stiffness;
-
+// Rest volumes, inverse edge matrices and rest stiffnesses of every element.
+void compute_rest_elements(Body& body, const std::string& label) {
   const Index m = body.num_tets();
   body.rest_volume.resize(m);
   body.Dm_inv.resize(m);
@@ -163,8 +118,8 @@ Body make_body(const scene::SolidDesc& desc, mesh::TetMesh mesh, const std::stri
   else
     body.K0.resize(m);
   body.R.assign(m, Mat3::Identity());
-  const Real lambda = lame_lambda(desc.youngs_modulus, desc.poisson_ratio);
-  const Real mu = lame_mu(desc.youngs_modulus, desc.poisson_ratio);
+  const Real lambda = lame_lambda(body.youngs_modulus, body.poisson_ratio);
+  const Real mu = lame_mu(body.youngs_modulus, body.poisson_ratio);
   const Points& X = body.mesh.rest;
   for (Index t = 0; t < m; ++t) {
     const mesh::Tet& tet = body.mesh.tets[t];
@@ -182,11 +137,14 @@ Body make_body(const scene::SolidDesc& desc, mesh::TetMesh mesh, const std::stri
     else
       body.K0[t] = tet_stiffness(body.Dm_inv[t], volume, lambda, mu);
   }
+}
 
-  const Index n = body.num_nodes();
+// Lumped node masses from the rest volumes and the density.
+void lump_masses(Body& body, const std::string& label) {
+  const Index m = body.num_tets(), n = body.num_nodes();
   body.mass = Vector::Zero(n);
   for (Index t = 0; t < m; ++t) {
-    const Real element_mass = desc.density * body.rest_volume[t];
+    const Real element_mass = body.density * body.rest_volume[t];
     if (body.quadratic()) {
       // HRZ: the consistent mass's diagonal, rho int N_i^2 = rho V / 70
       // (corners) and 8 rho V / 105 (mid-edge nodes), scaled to sum to rho V.
@@ -199,18 +157,43 @@ Body make_body(const scene::SolidDesc& desc, mesh::TetMesh mesh, const std::stri
   }
   for (Index i = 0; i < n; ++i)
     if (!(body.mass[i] > 0)) throw MeshError(label + ": node " + std::to_string(i) + " belongs to no tet");
+}
 
+}  // namespace
+
+Body make_body(const BodySpec& spec, mesh::TetMesh mesh) {
+  const std::string label = solid_label(spec.name);
+  const Index given_nodes = mesh.rest.cols();
+  if (given_nodes == 0 || mesh.tets.empty()) throw MeshError(label + ": tet mesh is empty");
+  for (size_t t = 0; t < mesh.tets.size(); ++t)
+    for (int a = 0; a < 4; ++a)
+      if (mesh.tets[t][a] < 0 || mesh.tets[t][a] >= given_nodes)
+        throw MeshError(label + ": tet " + std::to_string(t) + " has node index out of range");
+
+  Body body;
+  body.name = spec.name;
+  body.mesh = spec.element == ElementOrder::quadratic ? mesh::make_quadratic(std::move(mesh)) : std::move(mesh);
+  body.density = spec.density;
+  body.youngs_modulus = spec.youngs_modulus;
+  body.poisson_ratio = spec.poisson_ratio;
+  body.tau_m = spec.tau_m;
+  body.tau_k = spec.tau_k;
+  compute_rest_elements(body, label);
+  lump_masses(body, label);
+
+  const Index n = body.num_nodes();
+  const Points& X = body.mesh.rest;
   body.x = X;
-  body.v = desc.velocity.replicate(1, n);
-  if (desc.initial_scale != 1) {
+  body.v = spec.velocity.replicate(1, n);
+  if (spec.initial_scale != 1) {
     const Vec3 c = X * body.mass / body.mass.sum();
-    body.x = ((X.colwise() - c) * desc.initial_scale).colwise() + c;
+    body.x = ((X.colwise() - c) * spec.initial_scale).colwise() + c;
   }
 
   std::vector<char> pinned(n, 0);
-  for (Index i = 0; i < n; ++i)
-    for (const auto& shape : desc.pinned)
-      if (inside(shape, X.col(i))) pinned[i] = 1;
+  if (spec.pinned)
+    for (Index i = 0; i < n; ++i)
+      if (spec.pinned(X.col(i))) pinned[i] = 1;
   // Pinned nodes never move: they stay at their rest positions even when the
   // rest of the body starts scaled.
   for (Index i = 0; i < n; ++i)

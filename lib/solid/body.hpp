@@ -23,6 +23,7 @@
 //
 // Units are SI: positions [m], velocities [m/s], masses [kg], forces [N],
 // stiffness [N/m], energies [J].
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,7 +33,6 @@
 #include "lib/core/types.hpp"
 #include "lib/linsolve/pcg.hpp"
 #include "lib/mesh/mesh.hpp"
-#include "lib/scene/scene.hpp"
 
 namespace fsicut::solid {
 
@@ -105,20 +105,38 @@ struct Body {
   Real total_mass() const { return mass.sum(); }
 };
 
-// Builds a body from its scene description and its (already placed) rest mesh
-// (made quadratic first when desc.element is quadratic): lumped masses from `density`, K0 from `youngs_modulus` and `poisson_ratio`,
-// damping from `damping`, every node's velocity set to `velocity`, nodes
-// inside any `pinned` shape (box: closed box min..max; sphere: distance to
-// centre <= radius) pinned with zero velocity, and, for `initial_scale` s != 1,
+// The polynomial order of a body's elements: linear 4-node or quadratic
+// 10-node tets.
+enum class ElementOrder { linear, quadratic };
+
+// What a body is made of and how it starts, besides its rest mesh.
+struct BodySpec {
+  std::string name;         // used in error messages and outputs
+  Real density = 0;         // [kg/m^3], > 0
+  Real youngs_modulus = 0;  // [Pa], > 0
+  Real poisson_ratio = 0;   // [-], in [0, 0.5)
+  Real tau_m = 0;           // Rayleigh mass damping [1/s], >= 0
+  Real tau_k = 0;           // Rayleigh stiffness damping [s], >= 0
+  ElementOrder element = ElementOrder::linear;
+  Vec3 velocity{0, 0, 0};   // every free node's initial velocity [m/s]
+  Real initial_scale = 1;   // > 0; < 1 starts compressed about the rest centroid
+  // Rest position [m] -> pinned. Empty: no node is pinned.
+  std::function<bool(const Vec3&)> pinned;
+};
+
+// Builds a body from its spec and its (already placed) rest mesh (made
+// quadratic first when spec.element is quadratic): lumped masses from
+// `density`, K0 from `youngs_modulus` and `poisson_ratio`, damping tau_m and
+// tau_k, every node's velocity set to `velocity`, nodes whose rest position
+// satisfies `pinned` pinned with zero velocity, and, for `initial_scale` s != 1,
 // the free nodes' initial positions set to c + s (X - c) about the rest
 // centroid c (the rest shape is unchanged, so a cube at s = 0.5 starts at 1/8
 // of its rest volume and springs back). Rotations are computed for the
-// initial positions.
-// Throws SceneError (file `scene_file`, pointer below desc.pointer) for
-// non-physical material values or an `obj` pinned shape, and MeshError for an
-// empty mesh, a node index out of range, a node in no tet or a tet with
-// non-positive rest volume.
-Body make_body(const scene::SolidDesc& desc, mesh::TetMesh mesh, const std::string& scene_file = "");
+// initial positions. The material values are taken as given (the driver
+// checks them against the scene).
+// Throws MeshError ("solid '<name>': ...") for an empty mesh, a node index out
+// of range, a node in no tet or a tet with non-positive rest volume.
+Body make_body(const BodySpec& spec, mesh::TetMesh mesh);
 
 // Replaces the pinned flags (#nodes) and rebuilds the dof map and the
 // free-dof sparsity layout; pinned nodes get zero velocity.

@@ -130,7 +130,7 @@ TEST_CASE("TetGen and OBJ meshes count in the memory estimate - a bound too fine
   const std::string mesh = "--set /solids/0/mesh='{\"type\": \"obj\", \"path\": \"" + torus +
                            "\", \"transform\": {\"translate\": [0.5, 0.4, 0.5]}, \"max_tet_volume\": ";
   // 1e-7 m^3 in the torus's 0.057 m^3 is under the 1e6-tet cap of
-  // lib/mesh/build.cpp but about 1.7e6 tets (3.4 GB) by the estimate: refused
+  // lib/sim/solid_mesh.cpp but about 1.7e6 tets (3.4 GB) by the estimate: refused
   // by --max-memory at once (TetGen would take minutes).
   check_refused(mesh + "1e-7}' --max-memory 1G", "/solids/0/mesh/max_tet_volume",
                 "of it for the solid block (1.87e+06 tetrahedra), more than --max-memory");

@@ -76,7 +76,7 @@ TEST_CASE("shell_mesh is the difference of two icosphere volumes") {
 }
 
 TEST_CASE("rotation_matrix is Rz * Ry * Rx in degrees") {
-  scene::Transform t;
+  Transform t;
   t.rotate = Vec3(90, 0, 0);
   CHECK((rotation_matrix(t) * Vec3::UnitY()).isApprox(Vec3::UnitZ()));
   t.rotate = Vec3(0, 90, 0);
@@ -98,7 +98,7 @@ TEST_CASE("apply_transform: rotation keeps volume and orientation - scale s mult
   const Real v0 = volume(original);
 
   TetMesh rotated = original;
-  scene::Transform rotation;
+  Transform rotation;
   rotation.rotate = Vec3(30, 45, 60);
   rotation.translate = Vec3(1, 2, 3);
   apply_transform(rotated, rotation);
@@ -110,7 +110,7 @@ TEST_CASE("apply_transform: rotation keeps volume and orientation - scale s mult
 
   for (Real s : {0.5, 2.0, 3.0}) {
     TetMesh scaled = original;
-    scene::Transform scale;
+    Transform scale;
     scale.scale = s;
     apply_transform(scaled, scale);
     MESSAGE("scale " << s << ": volume ratio " << volume(scaled) / v0);
@@ -119,7 +119,7 @@ TEST_CASE("apply_transform: rotation keeps volume and orientation - scale s mult
   }
 
   TetMesh bad = original;
-  scene::Transform mirror;
+  Transform mirror;
   mirror.scale = -1;
   CHECK_THROWS_AS(apply_transform(bad, mirror), MeshError);
 }

@@ -8,8 +8,8 @@
 #include <map>
 #include <string>
 
-#include "lib/mesh/build.hpp"
 #include "lib/scene/load.hpp"
+#include "lib/sim/solid_mesh.hpp"
 #include "tests/support.hpp"
 
 using namespace fsicut;
@@ -53,7 +53,7 @@ TEST_SUITE("scene") {
       CHECK(std::abs(s.grid.cell_size * s.grid.resolution[0] - 1) < 1e-9);
       REQUIRE(!s.solids.empty());
       for (const auto& solid : s.solids) {
-        const mesh::TetMesh m = mesh::build_solid_mesh(solid.mesh, s.file);
+        const mesh::TetMesh m = sim::build_solid_mesh(solid.mesh, s.file);
         const auto nodes = static_cast<int>(m.rest.cols()), tets = static_cast<int>(m.tets.size());
         MESSAGE(key << " / " << solid.name << ": " << nodes << " nodes, " << tets << " tets (Table 1: "
                     << row->second.nodes << ", " << row->second.tets << ")");

@@ -8,8 +8,8 @@
 #include <set>
 
 #include "lib/core/error.hpp"
-#include "lib/mesh/build.hpp"
 #include "lib/scene/load.hpp"
+#include "lib/sim/solid_mesh.hpp"
 #include "tests/support.hpp"
 
 using json = nlohmann::json;
@@ -130,7 +130,7 @@ TEST_CASE("every scene under scenes/ loads and its solids mesh") {
     INFO(entry.path().string());
     scene::Scene s;
     REQUIRE_NOTHROW(s = scene::load_scene(entry.path().string()));
-    for (const scene::SolidDesc& d : s.solids) CHECK_NOTHROW(mesh::build_solid_mesh(d.mesh, s.file));
+    for (const scene::SolidDesc& d : s.solids) CHECK_NOTHROW(sim::build_solid_mesh(d.mesh, s.file));
     ++count;
   }
   MESSAGE(count << " scenes checked");

@@ -3,6 +3,8 @@
 // rigid-body measurements.
 #include <Eigen/Geometry>
 
+#include <functional>
+
 #include "lib/mesh/box.hpp"
 #include "lib/solid/body.hpp"
 #include "lib/solid/corotation.hpp"
@@ -10,26 +12,22 @@
 
 namespace fsicut::test {
 
-inline scene::SolidDesc solid_desc(Real density, Real E, Real nu) {
-  scene::SolidDesc d;
+inline solid::BodySpec solid_desc(Real density, Real E, Real nu) {
+  solid::BodySpec d;
   d.name = "test";
   d.density = density;
   d.youngs_modulus = E;
   d.poisson_ratio = nu;
-  d.pointer = "/solids/0";
   return d;
 }
 
-inline solid::Body box_body(const scene::SolidDesc& d, const Vec3& lo, const Vec3& hi, const Vec3i& cells) {
+inline solid::Body box_body(const solid::BodySpec& d, const Vec3& lo, const Vec3& hi, const Vec3i& cells) {
   return solid::make_body(d, mesh::box_mesh(lo, hi, cells));
 }
 
-inline scene::Shape pin_box(const Vec3& lo, const Vec3& hi) {
-  scene::Shape s;
-  s.type = scene::Shape::Type::box;
-  s.min = lo;
-  s.max = hi;
-  return s;
+// Pins the nodes in the closed box lo..hi.
+inline std::function<bool(const Vec3&)> pin_box(const Vec3& lo, const Vec3& hi) {
+  return [lo, hi](const Vec3& p) { return (p.array() >= lo.array()).all() && (p.array() <= hi.array()).all(); };
 }
 
 // Total linear momentum sum m v [kg m/s].

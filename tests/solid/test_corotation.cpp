@@ -15,12 +15,12 @@ namespace {
 constexpr Real PI = 3.14159265358979323846;
 constexpr Real E = 1e5, RHO = 1000, NU = 0.3;
 
-using Element = scene::SolidDesc::Element;
+using Element = ElementOrder;
 
 // A small free body: 0.3 x 0.2 x 0.25 m box, 2 x 2 x 2 cells (27 nodes, 48
 // tets; quadratic: 125 nodes).
 Body small_body(Element element = Element::linear) {
-  scene::SolidDesc d = test::solid_desc(RHO, E, NU);
+  BodySpec d = test::solid_desc(RHO, E, NU);
   d.element = element;
   return test::box_body(d, Vec3(0.1, -0.2, 0.3), Vec3(0.4, 0.0, 0.55), Vec3i(2, 2, 2));
 }
@@ -209,8 +209,8 @@ TEST_CASE("elastic force is minus the gradient of the corotated energy, also far
 }
 
 TEST_CASE("free stiffness is the full stiffness restricted to the free dofs") {
-  scene::SolidDesc d = test::solid_desc(RHO, E, NU);
-  d.pinned = {test::pin_box(Vec3(-1, -1, -1), Vec3(0.0, 1, 1))};  // the x = 0 face
+  BodySpec d = test::solid_desc(RHO, E, NU);
+  d.pinned = test::pin_box(Vec3(-1, -1, -1), Vec3(0.0, 1, 1));  // the x = 0 face
   Body b = test::box_body(d, Vec3(0, 0, 0), Vec3(0.3, 0.1, 0.1), Vec3i(3, 1, 1));
   for (Index i = 0; i < b.num_nodes(); ++i) b.x.col(i) += 0.01 * Vec3(std::sin(3.0 * i), std::cos(5.0 * i), 0.5);
   update_rotations(b);
@@ -235,7 +235,7 @@ TEST_CASE(
     for (Real nu : {NU, 0.49}) {
       CAPTURE(name(element));
       CAPTURE(nu);
-      scene::SolidDesc d = test::solid_desc(RHO, E, nu);
+      BodySpec d = test::solid_desc(RHO, E, nu);
       d.element = element;
       const Vec3 lo(0.1, -0.2, 0.3), hi(0.4, 0.0, 0.55);
       Body b = test::box_body(d, lo, hi, Vec3i(3, 2, 3));
@@ -300,9 +300,9 @@ TEST_CASE("quadratic elements: elastic force is minus the energy gradient near r
 // locking: 4 layers 31 % of it); quadratic ones two cells thick must not.
 Real plane_strain_deflection_ratio(Element element, int layers, Real nu = 0.49) {
   const Real L = 1, h = 0.1, depth = 0.05, Em = 1e6, rho = 1100, g = 9.81;
-  scene::SolidDesc d = test::solid_desc(rho, Em, nu);
+  BodySpec d = test::solid_desc(rho, Em, nu);
   d.element = element;
-  d.pinned = {test::pin_box(Vec3(-1, -1, -1), Vec3(0, 1, 1))};
+  d.pinned = test::pin_box(Vec3(-1, -1, -1), Vec3(0, 1, 1));
   const Body b = test::box_body(d, Vec3(0, 0, 0), Vec3(L, h, depth), Vec3i(10 * layers, layers, 1));
   // The free x and y dofs; z is held (plane strain).
   const SparseMatrix K = free_stiffness(b);

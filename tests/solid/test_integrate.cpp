@@ -25,11 +25,11 @@ linsolve::PcgSettings tight_pcg() {
 }  // namespace
 
 TEST_CASE("backward Euler system (6): shapes and symmetry and definiteness and the right-hand side") {
-  scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
-  d.damping.mass = 0.7;
-  d.damping.stiffness = 0.02;
+  BodySpec d = test::solid_desc(1000, 1e5, 0.3);
+  d.tau_m = 0.7;
+  d.tau_k = 0.02;
   d.velocity = Vec3(0.1, 0.2, -0.3);
-  d.pinned = {test::pin_box(Vec3(-1, -1, -1), Vec3(0, 1, 1))};
+  d.pinned = test::pin_box(Vec3(-1, -1, -1), Vec3(0, 1, 1));
   d.initial_scale = 0.9;
   Body b = test::box_body(d, Vec3(0, 0, 0), Vec3(0.4, 0.1, 0.1), Vec3i(4, 1, 1));
   const Real dt = 0.01;
@@ -65,8 +65,8 @@ TEST_CASE("a body at rest without forces stays at rest") {
 }
 
 TEST_CASE("pinned nodes never move") {
-  scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
-  d.pinned = {test::pin_box(Vec3(-1, -1, -1), Vec3(0.0, 1, 1))};
+  BodySpec d = test::solid_desc(1000, 1e5, 0.3);
+  d.pinned = test::pin_box(Vec3(-1, -1, -1), Vec3(0.0, 1, 1));
   d.velocity = Vec3(0, 1, 0);
   Body b = test::box_body(d, Vec3(0, 0, 0), Vec3(0.5, 0.1, 0.1), Vec3i(5, 1, 1));
   for (int n = 0; n < 50; ++n) {
@@ -89,9 +89,9 @@ TEST_CASE("pinned nodes never move") {
 }
 
 TEST_CASE("wall contact keeps nodes inside the box and removes outward velocity") {
-  scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
+  BodySpec d = test::solid_desc(1000, 1e5, 0.3);
   d.velocity = Vec3(3, -2, 0);
-  d.damping.mass = 2;
+  d.tau_m = 2;
   Body b = test::box_body(d, Vec3(0.1, 0.1, 0.1), Vec3(0.3, 0.3, 0.3), Vec3i(2, 2, 2));
   const Vec3 lo(0, 0, 0), hi(0.5, 1, 0.4);
   const Real dt = 0.005;
@@ -116,8 +116,8 @@ TEST_CASE("wall contact keeps nodes inside the box and removes outward velocity"
 }
 
 TEST_CASE("collide_walls: projection onto the box with the outward normal velocity removed and the rest kept") {
-  scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
-  d.pinned = {test::pin_box(Vec3(-1, -1, -1), Vec3(1e-9, 1e-9, 1e-9))};  // node 0 at the origin
+  BodySpec d = test::solid_desc(1000, 1e5, 0.3);
+  d.pinned = test::pin_box(Vec3(-1, -1, -1), Vec3(1e-9, 1e-9, 1e-9));  // node 0 at the origin
   Body b = test::box_body(d, Vec3(0, 0, 0), Vec3(1, 1, 1), Vec3i(1, 1, 1));
   REQUIRE(b.pinned[0]);
   b.x.col(0) = Vec3(-0.5, 0, 0);  // a pinned node is never touched, even outside
@@ -135,8 +135,8 @@ TEST_CASE("collide_walls: projection onto the box with the outward normal veloci
 }
 
 TEST_CASE("a spinning body with only stiffness damping keeps its angular velocity (corotated damping)") {
-  scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
-  d.damping.stiffness = 0.01;  // tau_k [s]
+  BodySpec d = test::solid_desc(1000, 1e5, 0.3);
+  d.tau_k = 0.01;  // tau_k [s]
   Body b = test::box_body(d, Vec3(-0.1, -0.1, -0.1), Vec3(0.1, 0.1, 0.1), Vec3i(3, 3, 3));
   const Vec3 omega0 = 2 * PI * Vec3(0, 0, 1);  // one turn per second
   for (Index i = 0; i < b.num_nodes(); ++i) b.v.col(i) = omega0.cross(Vec3(b.x.col(i)));
@@ -156,7 +156,7 @@ TEST_CASE("a spinning body with only stiffness damping keeps its angular velocit
 }
 
 TEST_CASE("free flight without damping conserves linear and angular momentum") {
-  scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
+  BodySpec d = test::solid_desc(1000, 1e5, 0.3);
   d.initial_scale = 0.9;  // starts compressed: it vibrates while it flies and spins
   Body b = test::box_body(d, Vec3(0.0, 0.0, 0.0), Vec3(0.3, 0.2, 0.1), Vec3i(3, 2, 2));
   const Vec3 omega(1, 2, 5), vel(0.5, -0.2, 1.0);
@@ -175,10 +175,10 @@ TEST_CASE("free flight without damping conserves linear and angular momentum") {
 }
 
 TEST_CASE("a cube started at one eighth of its volume recovers its rest volume") {
-  scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
+  BodySpec d = test::solid_desc(1000, 1e5, 0.3);
   d.initial_scale = 0.5;
-  d.damping.mass = 20;
-  d.damping.stiffness = 1e-3;
+  d.tau_m = 20;
+  d.tau_k = 1e-3;
   Body b = test::box_body(d, Vec3(0, 0, 0), Vec3(0.2, 0.2, 0.2), Vec3i(3, 3, 3));
   const Real rest = 0.008;
   const Real v0 = stats(b).volume;
@@ -206,11 +206,11 @@ TEST_SUITE("validation") {
     Real frequency_ratio = 0;   // first bending frequency / Euler-Bernoulli's
   };
 
-  Cantilever cantilever(scene::SolidDesc::Element element, const Vec3i& cells) {
+  Cantilever cantilever(ElementOrder element, const Vec3i& cells) {
     const Real L = 1, h = 0.1, E = 1e8, rho = 1000, g = 9.81;
-    scene::SolidDesc d = test::solid_desc(rho, E, 0.0);
+    BodySpec d = test::solid_desc(rho, E, 0.0);
     d.element = element;
-    d.pinned = {test::pin_box(Vec3(-1, -1, -1), Vec3(0, 1, 1))};
+    d.pinned = test::pin_box(Vec3(-1, -1, -1), Vec3(0, 1, 1));
     Body b = test::box_body(d, Vec3(0, 0, 0), Vec3(L, h, h), cells);
     Index tip = -1;  // the mid-line node of the free end
     for (Index i = 0; i < b.num_nodes(); ++i)
@@ -275,7 +275,7 @@ TEST_SUITE("validation") {
   // 60 x 8 x 2 (1647 nodes, 8 cells through h) 94 % (0.937 of the reference
   // with shear); the width needs few.
   TEST_CASE("cantilever under gravity: static tip deflection and first bending frequency") {
-    const Cantilever c = cantilever(scene::SolidDesc::Element::linear, Vec3i(60, 8, 2));
+    const Cantilever c = cantilever(ElementOrder::linear, Vec3i(60, 8, 2));
     CHECK(std::abs(c.deflection_ratio - 1) < 0.10);
     CHECK(std::abs(c.frequency_ratio - 1) < 0.05);
   }
@@ -283,7 +283,7 @@ TEST_SUITE("validation") {
   // Quadratic tets (linear strain) bend without locking: two cells through the
   // thickness (20 x 2 x 2 cubes, 1025 nodes) meet the references within 3 %.
   TEST_CASE("cantilever of quadratic tets two layers thick: tip deflection and first frequency within 3 percent") {
-    const Cantilever c = cantilever(scene::SolidDesc::Element::quadratic, Vec3i(20, 2, 2));
+    const Cantilever c = cantilever(ElementOrder::quadratic, Vec3i(20, 2, 2));
     CHECK(std::abs(c.deflection_ratio - 1) < 0.03);
     CHECK(std::abs(c.frequency_ratio - 1) < 0.03);
   }

@@ -23,18 +23,18 @@ constexpr Real PI = 3.14159265358979323846;
 constexpr Real ROUND = 1e-12;
 
 Body free_box(const Vec3i& cells = Vec3i(3, 2, 2), Real tau_m = 0, Real tau_k = 0) {
-  scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
-  d.damping.mass = tau_m;
-  d.damping.stiffness = tau_k;
+  BodySpec d = test::solid_desc(1000, 1e5, 0.3);
+  d.tau_m = tau_m;
+  d.tau_k = tau_k;
   // Unequal sides: no two rigid principal axes alike, fewer degenerate modes.
   return test::box_body(d, Vec3(0, 0, 0), Vec3(0.3, 0.2, 0.1), cells);
 }
 
 Body pinned_beam(Real tau_m = 0, Real tau_k = 0) {
-  scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
-  d.damping.mass = tau_m;
-  d.damping.stiffness = tau_k;
-  d.pinned = {test::pin_box(Vec3(-1, -1, -1), Vec3(0, 1, 1))};
+  BodySpec d = test::solid_desc(1000, 1e5, 0.3);
+  d.tau_m = tau_m;
+  d.tau_k = tau_k;
+  d.pinned = test::pin_box(Vec3(-1, -1, -1), Vec3(0, 1, 1));
   return test::box_body(d, Vec3(0, 0, 0), Vec3(0.4, 0.1, 0.1), Vec3i(4, 1, 1));
 }
 
@@ -156,8 +156,8 @@ TEST_CASE("reduced basis of a free body: M-orthonormal K-diagonal eigenvectors w
 }
 
 TEST_CASE("reduced basis of a quadratic body: rest_stiffness is the assembled stiffness at rest - M-orthonormal K-diagonal modes") {
-  scene::SolidDesc d = test::solid_desc(1000, 1e5, 0.3);
-  d.element = scene::SolidDesc::Element::quadratic;
+  BodySpec d = test::solid_desc(1000, 1e5, 0.3);
+  d.element = ElementOrder::quadratic;
   Body b = test::box_body(d, Vec3(0, 0, 0), Vec3(0.3, 0.2, 0.1), Vec3i(2, 1, 1));
   REQUIRE(b.quadratic());
   const Eigen::MatrixXd K = Eigen::MatrixXd(rest_stiffness(b));

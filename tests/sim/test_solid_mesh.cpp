@@ -3,13 +3,14 @@
 #include <cmath>
 
 #include "lib/core/error.hpp"
-#include "lib/mesh/build.hpp"
 #include "lib/mesh/check.hpp"
 #include "lib/mesh/primitives.hpp"
+#include "lib/sim/solid_mesh.hpp"
 #include "tests/support.hpp"
 
 using namespace fsicut;
 using namespace fsicut::mesh;
+using fsicut::sim::build_solid_mesh;
 using test::require_error;
 using scene::MeshDesc;
 

@@ -1,4 +1,4 @@
-#include "lib/scene/resources.hpp"
+#include "lib/sim/resources.hpp"
 
 #include <unistd.h>
 
@@ -14,7 +14,12 @@
 #include "lib/mesh/check.hpp"
 #include "lib/mesh/obj.hpp"
 
-namespace fsicut::scene {
+namespace fsicut::sim {
+
+using scene::MeshDesc;
+using scene::Scene;
+using scene::Shape;
+using scene::SolidDesc;
 
 namespace {
 
@@ -228,4 +233,4 @@ std::string describe(const ResourceEstimate& estimate, double limit_bytes, const
   return text;
 }
 
-}  // namespace fsicut::scene
+}  // namespace fsicut::sim

@@ -1,4 +1,4 @@
-#include "lib/mesh/build.hpp"
+#include "lib/sim/solid_mesh.hpp"
 
 #include <cmath>
 #include <sstream>
@@ -10,12 +10,12 @@
 #include "lib/mesh/primitives.hpp"
 #include "lib/mesh/tetgen.hpp"
 
-namespace fsicut::mesh {
+namespace fsicut::sim {
 namespace {
 
 constexpr Real PI = 3.14159265358979323846;
 // Tetrahedra one TetGen mesh may have: 100x the paper's largest solid, about
-// 2 GB of solid data (lib/scene/resources.hpp BYTES_PER_TET).
+// 2 GB of solid data (lib/sim/resources.hpp BYTES_PER_TET).
 constexpr Real MAX_TETGEN_TETS = 1e6;
 
 using scene::MeshDesc;
@@ -31,8 +31,8 @@ class Validator {
     if (!(value > 0) || !std::isfinite(value)) fail(key, "must be positive, got " + text(value));
   }
   void subdivisions() const {
-    if (desc_.subdivisions < 0 || desc_.subdivisions > MAX_SUBDIVISIONS)
-      fail("subdivisions", "must be in [0, " + std::to_string(MAX_SUBDIVISIONS) + "], got " +
+    if (desc_.subdivisions < 0 || desc_.subdivisions > mesh::MAX_SUBDIVISIONS)
+      fail("subdivisions", "must be in [0, " + std::to_string(mesh::MAX_SUBDIVISIONS) + "], got " +
                                std::to_string(desc_.subdivisions));
   }
   // `volume` [m^3]: what the surface encloses (before the transform's scale).
@@ -46,8 +46,8 @@ class Validator {
                                  " tetrahedra (enclosed volume " + text(volume) + " m^3 / " +
                                  text(desc_.max_tet_volume) + "); at most " + text(MAX_TETGEN_TETS) +
                                  ": use a larger bound");
-    if (!(desc_.quality == 0 || desc_.quality >= MIN_QUALITY) || !std::isfinite(desc_.quality))
-      fail("quality", "must be 0 (no refinement) or >= " + text(MIN_QUALITY) + ", got " + text(desc_.quality));
+    if (!(desc_.quality == 0 || desc_.quality >= mesh::MIN_QUALITY) || !std::isfinite(desc_.quality))
+      fail("quality", "must be 0 (no refinement) or >= " + text(mesh::MIN_QUALITY) + ", got " + text(desc_.quality));
   }
   static std::string text(Real v) {
     std::ostringstream s;
@@ -60,9 +60,9 @@ class Validator {
   const std::string& file_;
 };
 
-TetMesh build_untransformed(const MeshDesc& desc, const std::string& scene_file) {
+mesh::TetMesh build_untransformed(const MeshDesc& desc, const std::string& scene_file) {
   const Validator check(desc, scene_file);
-  const TetgenOptions options{desc.max_tet_volume, desc.quality};
+  const mesh::TetgenOptions options{desc.max_tet_volume, desc.quality};
   switch (desc.type) {
     case MeshDesc::Type::box:
       for (int d = 0; d < 3; ++d) {
@@ -71,12 +71,12 @@ TetMesh build_untransformed(const MeshDesc& desc, const std::string& scene_file)
                                 Validator::text(desc.min[d]) + ", max " + Validator::text(desc.max[d]) + ")");
         if (desc.cells[d] < 1) check.fail("cells", "must be >= 1 on every axis");
       }
-      return box_mesh(desc.min, desc.max, desc.cells);
+      return mesh::box_mesh(desc.min, desc.max, desc.cells);
     case MeshDesc::Type::sphere:
       check.positive("radius", desc.radius);
       check.subdivisions();
       check.tetgen(4.0 / 3.0 * PI * std::pow(desc.radius, 3));
-      return sphere_mesh(desc.center, desc.radius, desc.subdivisions, options);
+      return mesh::sphere_mesh(desc.center, desc.radius, desc.subdivisions, options);
     case MeshDesc::Type::shell:
       check.positive("outer_radius", desc.outer_radius);
       check.positive("inner_radius", desc.inner_radius);
@@ -85,12 +85,12 @@ TetMesh build_untransformed(const MeshDesc& desc, const std::string& scene_file)
                                        " >= " + Validator::text(desc.outer_radius) + ")");
       check.subdivisions();
       check.tetgen(4.0 / 3.0 * PI * (std::pow(desc.outer_radius, 3) - std::pow(desc.inner_radius, 3)));
-      return shell_mesh(desc.center, desc.outer_radius, desc.inner_radius, desc.subdivisions, options);
+      return mesh::shell_mesh(desc.center, desc.outer_radius, desc.inner_radius, desc.subdivisions, options);
     case MeshDesc::Type::obj: {
-      const SurfaceMesh surface = read_obj(desc.path);
-      check_closed_surface(surface, desc.path);
-      check.tetgen(enclosed_volume(surface));
-      return tetrahedralize(surface, options, desc.path);
+      const mesh::SurfaceMesh surface = mesh::read_obj(desc.path);
+      mesh::check_closed_surface(surface, desc.path);
+      check.tetgen(mesh::enclosed_volume(surface));
+      return mesh::tetrahedralize(surface, options, desc.path);
     }
   }
   throw SceneError(scene_file, desc.pointer + "/type", "unknown mesh type");
@@ -98,15 +98,19 @@ TetMesh build_untransformed(const MeshDesc& desc, const std::string& scene_file)
 
 }  // namespace
 
-TetMesh build_solid_mesh(const MeshDesc& desc, const std::string& scene_file) {
+mesh::Transform mesh_transform(const scene::Transform& transform) {
+  return mesh::Transform{transform.translate, transform.rotate, transform.scale};
+}
+
+mesh::TetMesh build_solid_mesh(const MeshDesc& desc, const std::string& scene_file) {
   if (!(desc.transform.scale > 0) || !std::isfinite(desc.transform.scale))
     throw SceneError(scene_file, desc.pointer + "/transform/scale",
                      "must be positive, got " + Validator::text(desc.transform.scale));
   const std::string context = " (used by " + scene_file + ": " + desc.pointer + ")";
   try {
-    TetMesh mesh = build_untransformed(desc, scene_file);
-    apply_transform(mesh, desc.transform);
-    return mesh;
+    mesh::TetMesh placed = build_untransformed(desc, scene_file);
+    mesh::apply_transform(placed, mesh_transform(desc.transform));
+    return placed;
   } catch (const MeshError& e) {
     throw MeshError(e.what() + context);
   } catch (const MissingInputError& e) {
@@ -114,4 +118,4 @@ TetMesh build_solid_mesh(const MeshDesc& desc, const std::string& scene_file) {
   }
 }
 
-}  // namespace fsicut::mesh
+}  // namespace fsicut::sim

@@ -44,7 +44,7 @@
 
 #include "lib/scene/scene.hpp"
 
-namespace fsicut::scene {
+namespace fsicut::sim {
 
 inline constexpr double BYTES_PER_CELL = 400;
 inline constexpr double BYTES_PER_PARTICLE = 300;
@@ -53,8 +53,8 @@ inline constexpr double BYTES_PER_TET = 2000;
 // A 10-node tet: its 30 x 30 rest stiffness (7.2 kB) and about 3x the
 // stiffness and factor entries per node of a linear mesh.
 inline constexpr double BYTES_PER_QUADRATIC_TET = 20000;
-inline double bytes_per_tet(const SolidDesc& s) {
-  return s.element == SolidDesc::Element::quadratic ? BYTES_PER_QUADRATIC_TET : BYTES_PER_TET;
+inline double bytes_per_tet(const scene::SolidDesc& s) {
+  return s.element == scene::SolidDesc::Element::quadratic ? BYTES_PER_QUADRATIC_TET : BYTES_PER_TET;
 }
 inline constexpr double TETGEN_TETS_PER_BOUND = 3;
 inline constexpr double TETGEN_TETS_PER_SURFACE_VERTEX = 4;          // no volume bound: surface kept
@@ -75,7 +75,7 @@ struct ResourceEstimate {
   double total_bytes = 0;
 };
 
-ResourceEstimate estimate_resources(const Scene& scene);
+ResourceEstimate estimate_resources(const scene::Scene& scene);
 
 // The memory fsicut may use [bytes]: the machine's physical memory, or the
 // smallest memory limit of the control groups the process runs in (Slurm,
@@ -86,7 +86,7 @@ double available_memory();
 // term when estimate.total_bytes exceeds `limit_bytes`. `limit_source` says
 // where the limit came from, for the message ("this machine's memory",
 // "--max-memory").
-void check_resources(const Scene& scene, const ResourceEstimate& estimate, double limit_bytes,
+void check_resources(const scene::Scene& scene, const ResourceEstimate& estimate, double limit_bytes,
                      const std::string& limit_source);
 
 // "1.5 GB", "820 MB", ... (decimal units).
@@ -95,4 +95,4 @@ std::string format_bytes(double bytes);
 // One line per term and a total, for --validate.
 std::string describe(const ResourceEstimate& estimate, double limit_bytes, const std::string& limit_source);
 
-}  // namespace fsicut::scene
+}  // namespace fsicut::sim
