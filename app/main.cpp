@@ -234,7 +234,7 @@ int main(int argc, char** argv) {
     // The resource estimate let the scene through but the machine disagreed
     // (other jobs, or an estimate off by more than its factor of about 2).
     std::fprintf(stderr, "fsicut: error: out of memory; --validate prints the scene's memory estimate "
-                         "(README, \"Reliability and limits\")\n");
+                         "(docs/reliability.md, \"Reliability and limits\")\n");
     return static_cast<int>(fsicut::ExitCode::software);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fsicut: internal error: %s\n", e.what());

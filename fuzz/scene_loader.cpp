@@ -1,6 +1,6 @@
 // libFuzzer target for the scene loader (lib/scene/load.hpp), built with
 // AddressSanitizer and UndefinedBehaviorSanitizer under -DFSICUT_LIBFUZZER=ON
-// (clang only; README "Reliability and limits" says how to run it).
+// (clang only; docs/reliability.md says how to run it).
 //
 // Input: the bytes of a scene file. The contract under test: parse_scene
 // either returns a scene or throws an fsicut::Error (a clear message with an

@@ -31,7 +31,7 @@ std::vector<levelset::StaticSolid> obj_obstacle_solids(const std::vector<scene::
 
 // The triangle surfaces of the obstacles that can be thinner than a cell, for
 // what a node distance field cannot show (cutcell/thin_solids.hpp, particle
-// paths in sim/couple.hpp): each box (12 triangles) and obj obstacle, in the
+// paths in sim/particle_paths.hpp): each box (12 triangles) and obj obstacle, in the
 // obstacles' order. Not included: inside-out
 // obstacles (containers, solid everywhere outside the shape: never thin) and
 // spheres (a ball is as thick as it is wide).

@@ -62,7 +62,7 @@ void add_surface(ResourceEstimate& e, const std::string& pointer, double vertice
   e.terms.push_back({pointer + " surface", "vertices", pointer + "/path", vertices, vertices * BYTES_PER_SURFACE_VERTEX});
 }
 
-// The tets TetGen will make for `s` (README "Reliability and limits").
+// The tets TetGen will make for `s` (docs/reliability.md).
 void add_tetgen_solid(ResourceEstimate& e, const SolidDesc& s) {
   const MeshDesc& m = s.mesh;
   double vertices = 0, volume = 0, area = 0;

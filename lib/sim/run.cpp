@@ -274,20 +274,12 @@ FrameStats empty_stats(const SimState& state) {
   return st;
 }
 
-}  // namespace
-
-void run(SimState& state, const FrameCallback& on_frame, const RunControl& control) {
-  const scene::Scene& scene = state.scene;
-  const fs::path dir = scene.output.directory;
-  io::ensure_output_directory(dir);
-  const io::FolderLock lock(dir);
-  remove_stale_temporaries(dir);
-  const bool resumed = control.resumed != nullptr;
-  Manifest manifest = resumed ? read_manifest(dir) : Manifest{};
+// Checks or clears the output folder before anything is written, then writes
+// run.json. Resuming: a frame up to the checkpoint that is not what was written
+// cannot be rewritten without simulating it again, and going on would finish the
+// run with a bad frame in it.
+void prepare_folder(const SimState& state, const fs::path& dir, const Manifest& manifest, bool resumed) {
   if (resumed) {
-    // Before anything is written: a frame up to the checkpoint that is not
-    // what was written cannot be rewritten without simulating it again, and
-    // going on would finish the run with a bad frame in it.
     const EarlierFrames earlier = check_earlier_frames(state, dir, manifest, state.frame);
     if (!earlier.damaged.empty())
       throw Error(ExitCode::data,
@@ -303,81 +295,118 @@ void run(SimState& state, const FrameCallback& on_frame, const RunControl& contr
     remove_earlier_frames(state, dir);
   }
   io::write_text_atomically(dir / "run.json", run_record(state, threads()));
+}
 
-  RunProgress progress;
-  if (control.resumed) progress = *control.resumed;
-  else checkpoint::remove_all(dir);
-  const int every = scene.output.checkpoint_every;
+// The frame loop of one run: its folder, the loop state a checkpoint keeps, and
+// what ends a frame (outputs, stats, sanity, checkpoints, the callback).
+class FrameLoop {
+ public:
+  FrameLoop(SimState& state, const FrameCallback& on_frame, const RunControl& control)
+      : state_(state), on_frame_(on_frame), control_(control), dir_(state.scene.output.directory),
+        resumed_(control.resumed != nullptr) {}
 
-  auto save = [&](bool mid_frame, const FrameStats& partial) {
-    progress.mid_frame = mid_frame;
-    progress.partial = mid_frame ? partial : FrameStats{};
-    return write_checkpoint(dir, state, progress, scene.output.checkpoint_keep);
-  };
-  auto stopped = [&] { return control.stop && *control.stop != 0; };
-  auto interrupted = [&](const fs::path& file) {
-    const int signal = *control.stop;
-    const char* name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGUSR1 ? "SIGUSR1" : nullptr;
-    char when[96];
-    std::snprintf(when, sizeof when, " at t = %.6g s (frame %d done)", state.time, state.frame);
-    return Error(ExitCode::temp_fail, std::string("interrupted by ") + (name ? name : "signal " + std::to_string(signal)) +
-                                          when + "; checkpoint " + file.string() + " written; continue with --resume");
-  };
-
-  SanityWarnings sanity;
-  auto finish_frame = [&](FrameStats& st, Clock::time_point started) {
-    const auto output_start = Clock::now();
-    if (!resumed || control.rewrite_existing || !frame_verified(state, dir, manifest)) {
-      write_frame(state, dir, manifest);
-      write_manifest(dir, manifest);
+  void run() {
+    io::ensure_output_directory(dir_);
+    const io::FolderLock lock(dir_);
+    remove_stale_temporaries(dir_);
+    manifest_ = resumed_ ? read_manifest(dir_) : Manifest{};
+    prepare_folder(state_, dir_, manifest_, resumed_);
+    if (resumed_) progress_ = *control_.resumed;
+    else checkpoint::remove_all(dir_);
+    if (!resumed_) {
+      FrameStats st = empty_stats(state_);
+      finish_frame(st, Clock::now());
     }
-    st.seconds[STAGE_OUTPUT] = std::chrono::duration<double>(Clock::now() - output_start).count();
-    // The whole file is rewritten each frame: a reader never sees a partial line.
-    progress.stats += stats_line(state, st) + "\n";
-    io::write_text_atomically(dir / "stats.jsonl", progress.stats);
-    check_sanity(state, progress.stats, sanity, control.strict);
-    // After the frame's outputs: a checkpoint never refers to a frame that is
-    // not on disk. The last frame gets one too, so a run can be extended.
-    if (every > 0 && state.frame > 0 && (state.frame % every == 0 || state.frame == scene.time.frames))
-      save(false, {});
-    if (on_frame)
-      on_frame(FrameReport{state.frame, scene.time.frames, state.time, st.substeps,
-                           std::chrono::duration<double>(Clock::now() - started).count()});
-  };
-
-  if (!resumed) {
-    FrameStats st = empty_stats(state);
-    finish_frame(st, Clock::now());
+    while (state_.frame < state_.scene.time.frames) {
+      if (stopped()) throw interrupted(save(progress_.mid_frame, progress_.partial));
+      const auto started = Clock::now();
+      FrameStats st = advance_one_frame();
+      finish_frame(st, started);
+    }
   }
-  while (state.frame < scene.time.frames) {
-    if (stopped()) throw interrupted(save(progress.mid_frame, progress.partial));
-    const auto started = Clock::now();
-    const Real end = frame_end(state, state.frame + 1);
+
+ private:
+  // The next frame to its end; a mid-frame checkpoint's frame continues with
+  // its statistics (its substep count bounds the remaining substeps).
+  FrameStats advance_one_frame() {
+    const Real end = frame_end(state_, state_.frame + 1);
     StageTimes times;
-    FrameStats st = empty_stats(state);
-    if (progress.mid_frame) {
-      // Continue the frame a checkpoint interrupted: its substep count bounds
-      // the remaining substeps, its statistics go on accumulating.
-      st = progress.partial;
+    FrameStats st = empty_stats(state_);
+    if (progress_.mid_frame) {
+      st = progress_.partial;
       for (const auto& [stage, seconds] : st.seconds)
         if (stage != STAGE_OUTPUT) times.add(stage, seconds);
-      progress.mid_frame = false;
+      progress_.mid_frame = false;
     }
     // A stop request is honoured after the substep under way; at the frame's
     // end it waits for the frame's outputs.
     AdvanceHooks hooks;
     hooks.after_substep = [&](const SimState&, const StepReport&) {
-      if (stopped() && end - state.time > FRAME_END_SLACK / scene.time.fps) {
+      if (stopped() && end - state_.time > FRAME_END_SLACK / state_.scene.time.fps) {
         for (const auto& [stage, seconds] : times.seconds()) st.seconds[stage] = seconds;
         throw interrupted(save(true, st));
       }
     };
-    advance_frame(state, st, times, hooks);
-    st.frame = state.frame;
-    st.time = state.time;
+    advance_frame(state_, st, times, hooks);
+    st.frame = state_.frame;
+    st.time = state_.time;
     for (const auto& [stage, seconds] : times.seconds()) st.seconds[stage] = seconds;
-    finish_frame(st, started);
+    return st;
   }
+
+  void finish_frame(FrameStats& st, Clock::time_point started) {
+    const scene::Scene& scene = state_.scene;
+    const auto output_start = Clock::now();
+    if (!resumed_ || control_.rewrite_existing || !frame_verified(state_, dir_, manifest_)) {
+      write_frame(state_, dir_, manifest_);
+      write_manifest(dir_, manifest_);
+    }
+    st.seconds[STAGE_OUTPUT] = std::chrono::duration<double>(Clock::now() - output_start).count();
+    // The whole file is rewritten each frame: a reader never sees a partial line.
+    progress_.stats += stats_line(state_, st) + "\n";
+    io::write_text_atomically(dir_ / "stats.jsonl", progress_.stats);
+    check_sanity(state_, progress_.stats, sanity_, control_.strict);
+    // After the frame's outputs: a checkpoint never refers to a frame that is
+    // not on disk. The last frame gets one too, so a run can be extended.
+    const int every = scene.output.checkpoint_every;
+    if (every > 0 && state_.frame > 0 && (state_.frame % every == 0 || state_.frame == scene.time.frames))
+      save(false, {});
+    if (on_frame_)
+      on_frame_(FrameReport{state_.frame, scene.time.frames, state_.time, st.substeps,
+                            std::chrono::duration<double>(Clock::now() - started).count()});
+  }
+
+  fs::path save(bool mid_frame, const FrameStats& partial) {
+    progress_.mid_frame = mid_frame;
+    progress_.partial = mid_frame ? partial : FrameStats{};
+    return write_checkpoint(dir_, state_, progress_, state_.scene.output.checkpoint_keep);
+  }
+
+  bool stopped() const { return control_.stop && *control_.stop != 0; }
+
+  Error interrupted(const fs::path& file) const {
+    const int signal = *control_.stop;
+    const char* name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGUSR1 ? "SIGUSR1" : nullptr;
+    char when[96];
+    std::snprintf(when, sizeof when, " at t = %.6g s (frame %d done)", state_.time, state_.frame);
+    return Error(ExitCode::temp_fail, std::string("interrupted by ") + (name ? name : "signal " + std::to_string(signal)) +
+                                          when + "; checkpoint " + file.string() + " written; continue with --resume");
+  }
+
+  SimState& state_;
+  const FrameCallback& on_frame_;
+  const RunControl& control_;
+  const fs::path dir_;
+  const bool resumed_;
+  Manifest manifest_;
+  RunProgress progress_;
+  SanityWarnings sanity_;
+};
+
+}  // namespace
+
+void run(SimState& state, const FrameCallback& on_frame, const RunControl& control) {
+  FrameLoop(state, on_frame, control).run();
 }
 
 }  // namespace fsicut::sim

@@ -28,7 +28,7 @@
 //                          saw them stored (section SURF, scenes with liquid
 //                          and solids), since stage 2 of the next substep reads
 //                          the surfaces and the cells' reach of that stage 4
-//                          (particle paths, sim/couple.hpp) and stage 6 may
+//                          (particle paths, sim/particle_paths.hpp) and stage 6 may
 //                          have moved the solids since (walls); restore re-runs
 //                          stage 4's solid part on them. The rest is derived
 //                          from the solids' x at stage 4 of every substep

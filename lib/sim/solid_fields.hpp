@@ -26,7 +26,7 @@ constexpr Real SOLID_BAND_CELLS = 5;
 
 // The solids' triangle surfaces: `distance` holds one entry per body (its
 // boundary at the current positions), then one per static obstacle that has a
-// surface (levelset::obstacle_surfaces: boxes and obj meshes), which never
+// surface (sim::obstacle_surfaces: boxes and obj meshes), which never
 // moves. The thin-solid stages and the particle paths read all of them; the
 // patches and the coupling only the bodies'.
 struct SolidSurfaces {

@@ -56,12 +56,8 @@ void update_solid_positions(SimState& state, Real dt) {
 // Stage 3 for the solids: gravity by forward Euler on the free nodes of full
 // bodies (a reduced body takes it within its velocity step, stage 5).
 void apply_solid_gravity(SimState& state, Real dt) {
-  for (std::size_t k = 0; k < state.solids.size(); ++k) {
-    if (is_reduced(state, k)) continue;
-    solid::Body& b = state.solids[k];
-    for (Index i = 0; i < b.num_nodes(); ++i)
-      if (!b.pinned[i]) b.v.col(i) += dt * state.scene.gravity;
-  }
+  for (std::size_t k = 0; k < state.solids.size(); ++k)
+    if (!is_reduced(state, k)) solid::apply_gravity(state.solids[k], state.scene.gravity, dt);
 }
 
 // Stage 5 without liquid around them: each solid's backward Euler step in

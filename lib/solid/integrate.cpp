@@ -18,6 +18,11 @@ void update_positions(Body& body, Real dt) {
   update_rotations(body);
 }
 
+void apply_gravity(Body& body, const Vec3& gravity, Real dt) {
+  for (Index i = 0; i < body.num_nodes(); ++i)
+    if (!body.pinned[i]) body.v.col(i) += dt * gravity;
+}
+
 BackwardEulerSystem backward_euler_system(const Body& body, Real dt, const Vec3& gravity) {
   if (!(dt > 0)) throw std::invalid_argument("backward_euler_system: dt must be positive");
   const DofMap& dofs = body.dofs;

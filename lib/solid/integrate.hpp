@@ -2,10 +2,11 @@
 // Time integration of a deformable solid on its own: the solid half of
 // Algorithm 1 (paper Sections 4 and 7).
 //
-// One step of length dt:
-//   update_positions(body, dt);            x += dt v (34), then new rotations
-//   advance_velocities(body, dt, g, pcg);  backward Euler in velocities (6)
-//   collide_walls(body, lo, hi);           optional explicit wall contact
+// One step of length dt, in the order of sim::step's stages:
+//   update_positions(body, dt);               1: x += dt v (34), then new rotations
+//   apply_gravity(body, g, dt);               3: v += dt g, forward Euler
+//   advance_velocities(body, dt, 0, pcg);     5: backward Euler in velocities (6)
+//   collide_walls(body, lo, hi);              6: optional explicit wall contact
 // The coupled projection (19)/(30) uses the pieces of backward_euler_system
 // instead of advance_velocities.
 #include "lib/linsolve/pcg.hpp"
@@ -15,6 +16,9 @@ namespace fsicut::solid {
 
 // x += dt v for the free nodes (pinned nodes never move), then update_rotations.
 void update_positions(Body& body, Real dt);
+
+// Gravity g [m/s^2] by forward Euler on the free nodes: v += dt g.
+void apply_gravity(Body& body, const Vec3& gravity, Real dt);
 
 // The backward Euler system (6) over the free dofs (body.dofs), with the
 // corotated model's K (x - x0) replaced by the negative elastic force:

@@ -1,6 +1,6 @@
 // Hostile and absurd scenes through the fsicut executable: every input the
 // loader accepts runs or fails cleanly, and every refused one exits 65 naming
-// the file and the JSON pointer with nothing written (README "Reliability and
+// the file and the JSON pointer with nothing written (docs/reliability.md "Reliability and
 // limits"). Each case here once crashed, hung or was silently misread.
 #include <doctest/doctest.h>
 #include <sys/wait.h>

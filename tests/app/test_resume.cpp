@@ -1,7 +1,7 @@
 // Farm-ready runs through the fsicut executable: bit-identical output for the
 // same scene and thread count, resume after SIGKILL and after a signal (exit
 // 75) ending in the same files as an uninterrupted run, refusal of a changed
-// scene, output errors (DESIGN.md section 4, README "Checkpoints").
+// scene, output errors (DESIGN.md section 4, docs/reliability.md "Checkpoints").
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <signal.h>

@@ -101,7 +101,7 @@ TEST_CASE("reduced body with every mode: one coupled step gives the full linear-
   // At the rest shape the corotated elements are linear FEM; with all modes
   // kept K_lambda is (M + dt C + dt^2 K)^-1, the full body's dt A_s^-1. The
   // free body has no mass damping: a reduced frame carries none (its rigid
-  // motion is not Rayleigh-damped; README).
+  // motion is not Rayleigh-damped; docs/reduced.md).
   struct Case {
     const char* name;
     std::string keys;
