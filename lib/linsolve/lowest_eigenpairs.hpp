@@ -20,14 +20,15 @@
 //    singular, and |sigma| small makes the lowest eigenvalues, not the stiff
 //    ones, dominate the inverted spectrum; the factor's condition number is
 //    then ~ 1 / LANCZOS_SHIFT_FRACTION, which costs accuracy only in the
-//    directions of (near-)zero eigenvalues. min(n, max(2 count + 1, count + 20))
-//    Lanczos vectors: Spectra advises at least 2 count, and a few more make
-//    the restarts converge in fewer solves. Convergence (Spectra's test): each of the `count` Ritz pairs
-//    theta of the inverted operator has a residual estimate below
-//    LANCZOS_TOLERANCE * max(|theta|, eps^(2/3)), within
-//    LANCZOS_MAX_RESTARTS restarts; lambda = sigma + 1 / theta. Needs
-//    count < n. Costs the factorization's fill (most of its time for large n)
-//    plus a few solves per Lanczos step.
+//    directions of (near-)zero eigenvalues. Lanczos vectors:
+//    min(n, max(2 count + 1, count + 20)) (Spectra advises at least 2 count;
+//    a few more make the restarts converge in fewer solves). Convergence
+//    (Spectra's test): each of the `count` Ritz values theta of the inverted
+//    operator has a residual estimate below
+//    LANCZOS_TOLERANCE * max(|theta|, eps^(2/3)) within LANCZOS_MAX_RESTARTS
+//    restarts; lambda = sigma + 1 / theta. Needs count < n. Costs the
+//    factorization's fill (most of its time for large n) plus a few solves
+//    per Lanczos step.
 // Both are deterministic (Spectra starts from a fixed-seed vector).
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
