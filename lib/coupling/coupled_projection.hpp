@@ -55,10 +55,10 @@
 //    the small solid block alpha^2 A22 (it keeps stiff solids from stalling the
 //    iteration) and settings.preconditioner for S (multigrid, smoothing with S
 //    itself on its finest level) or for A11 (MIC, or IC as in the paper's
-//    ICPCG); see spd_preconditioner and the .cpp. U U^T is applied
+//    ICPCG); see spd_preconditioner and coupled_preconditioner.hpp. U U^T is applied
 //    matrix-free (linsolve::solve_pcg with a low-rank term); the
 //    preconditioner above sees F alone, and the span of U is deflated out of it
-//    (balancing two-level form, the .cpp's Deflation).
+//    (balancing two-level form, coupled_preconditioner.hpp's Deflation).
 //    alpha is static (the scene's, paper: 1e-3) or automatic, |b1| / |b2|, so
 //    neither block dominates the relative residual.
 //  - weak (alternating, for the paper's stability comparison): the liquid is

@@ -1,10 +1,11 @@
 #pragma once
 // Reduced deformable bodies (Lu, Jin & Fedkiw 2016, "Two-way coupling of
-// fluids to reduced deformable bodies"; equation numbers below are theirs),
-// the foundation of issue #22. Standalone pieces the coupled solve calls:
-// the modal basis, the reduced state and its reconstruction, the
+// fluids to reduced deformable bodies"; equation numbers below are theirs).
+// Standalone pieces the coupled solve calls: the modal basis
+// (reduced_basis.cpp), the reduced state and its reconstruction, the
 // momentum-conserving split of nodal impulses, the impulse-response operator
-// K_lambda and one backward Euler step.
+// K_lambda and one backward Euler step (reduced.cpp), and domain-wall contact
+// (reduced_contact.cpp).
 //
 // Kinematics (1)-(3). A reduced body is a rigid frame (rotation R, origin T)
 // carrying a linear modal deformation:
@@ -83,8 +84,8 @@ enum class ModalSolver {
   dense,      // Eigen's dense symmetric eigensolver on M^-1/2 K M^-1/2: O(n^3) time, O(n^2) memory;
               // every mode available. Measured (1 core): 0.08 s at 405 dofs, 12 s at 2175 dofs
               // (the 725-node beam); use it up to a few thousand dofs at most
-  lanczos,    // Spectra's shift-invert Lanczos (10 modes) on a sparse Cholesky of
-              // M^-1/2 K M^-1/2 - sigma Id: the lowest modes only. Measured (1 core, beams
+  lanczos,    // Spectra's shift-invert Lanczos (linsolve/lowest_eigenpairs.hpp; 10 modes) on a sparse
+              // Cholesky of M^-1/2 K M^-1/2 - sigma Id: the lowest modes only. Measured (1 core, beams
               // 1:7:1): 0.005 s at 405 dofs, 0.05 s at 2175, 0.4 s at 6.3k, 1.7 s at 14k, 24 s at
               // 43k, 147 s at 98k dofs, three quarters of it the simplicial Cholesky's fill
 };
@@ -153,6 +154,11 @@ struct ReducedBody {
 // pinned body: at rest). body.x is not read: a scaled start (initial_scale)
 // is not represented.
 ReducedState make_reduced_state(const ReducedBasis& basis, const Body& body);
+
+// The six rigid velocity fields J_rigid of a body with moment arms r_i
+// (3 x #nodes [m]): 3 #nodes x 6, node-major; columns the translations e_x,
+// e_y, e_z, then the rotations e_d x r_i [m].
+Eigen::MatrixXd rigid_velocity_fields(const Points& arms);
 
 // Node positions x_i = R (S_i q + x0_i) + T (1): 3 x #nodes [m].
 Points reduced_positions(const ReducedBasis& basis, const ReducedState& state);
@@ -271,7 +277,7 @@ Points gravity_forces(const ReducedBasis& basis, const Vec3& gravity);
 //    nodal impulses lambda_k >= 0, the LCP of the Delassus matrix
 //    N K_lambda N^T (K_lambda of split_impulse, rank <= 6 + r), solved as the
 //    equivalent least-distance problem in the body's 6 + r velocity dofs
-//    (non-negative least squares, exact up to round-off even when contacts
+//    (non-negative least squares, linsolve/nnls.hpp, exact up to round-off even when contacts
 //    outnumber the dofs); the impulses go through split_impulse, so the
 //    momentum changes only along the walls' normals (frictionless, inelastic).
 //    When no push satisfies every wall (a body wider than the box), the

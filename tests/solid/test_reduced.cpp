@@ -237,6 +237,27 @@ TEST_CASE("reduced pinned body: constrained modes vanish at the pins and r = all
   CHECK(verr <= 1e-10);
 }
 
+TEST_CASE("reduced rigid velocity fields: translations and rotations e_d x r_i at every node") {
+  std::mt19937 rng(29);
+  const Points r = random_points(rng, 5, 0.5);
+  const Matrix W = rigid_velocity_fields(r);
+  REQUIRE(W.rows() == 15);
+  REQUIRE(W.cols() == 6);
+  for (Index i = 0; i < r.cols(); ++i)
+    for (int d = 0; d < 3; ++d) {
+      const Vec3 e = Vec3::Unit(d);
+      CHECK(Vec3(W.block<3, 1>(3 * i, d)) == e);
+      CHECK((Vec3(W.block<3, 1>(3 * i, 3 + d)) - e.cross(Vec3(r.col(i)))).norm() <= ROUND);
+    }
+  // A rigid velocity v + omega x r_i is W (v, omega).
+  const Vector vw = random_vector(rng, 6, 1);
+  const Vector field = W * vw;
+  for (Index i = 0; i < r.cols(); ++i) {
+    const Vec3 expected = vw.head<3>() + Vec3(vw.tail<3>()).cross(Vec3(r.col(i)));
+    CHECK((Vec3(field.segment<3>(3 * i)) - expected).norm() <= ROUND);
+  }
+}
+
 TEST_CASE("reduced impulse split: momentum changes by exactly the impulse's sum and moment") {
   const Body b = free_box(Vec3i(3, 2, 2), 0.5, 0.01);
   const ReducedBasis basis = make_reduced_basis(b, 8);
