@@ -80,14 +80,14 @@ int main(int argc, char** argv) {
     const fsicut::fluid::Liquid& l = state.liquid.value();
     fsicut::grid::Array3<fsicut::Real> phi;
     std::printf("{\"scene\": \"%s\", \"resolution\": %d, \"threads\": %d, \"particles\": %lld, ", argv[1],
-                state.scene.grid.resolution.maxCoeff(), fsicut::threads(), static_cast<long long>(l.markers.cols()));
+                state.scene.grid.resolution.maxCoeff(), fsicut::threads(), static_cast<long long>(l.particles.cols()));
     report("liquid_phi", reps, [&] {
-      fsicut::levelset::liquid_phi_from_particles(l.grid, l.markers, l.particle_volume, l.particle_radius, l.solid_phi,
+      fsicut::levelset::liquid_phi_from_particles(l.grid, l.particles, l.particle_volume, l.particle_radius, l.solid_phi,
                                                   phi, l.reach);
     }, "");
     report("liquid_volume", reps, [&] {
       volatile fsicut::Real v =
-          fsicut::levelset::liquid_volume_from_particles(l.grid, l.markers, l.particle_volume, l.solid_phi, l.reach);
+          fsicut::levelset::liquid_volume_from_particles(l.grid, l.particles, l.particle_volume, l.solid_phi, l.reach);
       (void)v;
     }, ", ");
     std::printf("}\n");

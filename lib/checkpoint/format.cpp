@@ -206,7 +206,7 @@ void put_liquid(ByteWriter& w, const std::optional<LiquidRecord>& liquid) {
   const LiquidRecord& l = *liquid;
   w.f64(l.particle_radius);
   w.f64(l.particle_volume);
-  put_points(w, l.markers);
+  put_points(w, l.particles);
   for (int a = 0; a < 3; ++a) put_array(w, l.velocity[a]);
   put_array(w, l.pressure);
   put_array(w, l.liquid_phi);
@@ -221,7 +221,7 @@ std::optional<LiquidRecord> get_liquid(ByteReader& r) {
   LiquidRecord l;
   l.particle_radius = r.f64();
   l.particle_volume = r.f64();
-  l.markers = get_points(r, "liquid particles");
+  l.particles = get_points(r, "liquid particles");
   for (int a = 0; a < 3; ++a) l.velocity[a] = get_array<Real>(r, "face velocities");
   l.pressure = get_array<Real>(r, "pressure");
   l.liquid_phi = get_array<Real>(r, "liquid distance field");

@@ -22,7 +22,7 @@
 //     "STAT"  str the stats.jsonl text
 //     "SOLD"  u32 #solids; per solid: str name, points x, points v
 //     "LIQD"  u8 liquid present; then f64 particle radius, f64 particle
-//             volume, points markers, arrays: face velocities x, y, z,
+//             volume, points particles, arrays: face velocities x, y, z,
 //             pressure, liquid_phi, static_phi, solid_phi, face fractions
 //             x, y, z, valid faces x, y, z
 //     "REDU"  only when there are reduced solids: u32 #reduced solids; per

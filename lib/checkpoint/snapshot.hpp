@@ -77,7 +77,7 @@ struct ReducedRecord {
 struct LiquidRecord {
   Real particle_radius = 0;  // [m]
   Real particle_volume = 0;  // [m^3]
-  Points markers;            // 3 x #particles [m]
+  Points particles;            // 3 x #particles [m]
   std::array<Array3Data<Real>, 3> velocity;  // face velocities per axis [m/s]
   Array3Data<Real> pressure;                 // [Pa]
   Array3Data<Real> liquid_phi;               // [m]

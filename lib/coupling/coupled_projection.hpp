@@ -16,7 +16,7 @@
 //                        holding node i of  w_c(Q) * area(Q) * bary_i(Q) * n_d(Q),
 //                        n the unit normal INTO the solid (cutcell/surface_patches.hpp),
 //                        w_c(Q) the weight of cell c in the pressure at Q's centroid
-//                        (sim/couple.cpp: the patch's cell plus one-sided differences,
+//                        (sim/coupling_matrix.cpp: the patch's cell plus one-sided differences,
 //                        exact for linear p; the paper's N has w = 1 for the cell
 //                        holding Q only). Any J keeps (33) SPD.
 //                        J v is the volume flux [m^3/s] of the solid surface out

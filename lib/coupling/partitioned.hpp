@@ -55,7 +55,7 @@
 //
 // Convergence: max_i |r_i| <= tolerance [m/s], r the change of the solids'
 // velocity between the last two solid calls (the paper's 0.05 dx on positions
-// is 0.05 dx / dt on velocities; sim/couple.cpp converts).
+// is 0.05 dx / dt on velocities; sim/from_scene.cpp converts).
 #include <functional>
 
 #include "lib/coupling/coupled_projection.hpp"

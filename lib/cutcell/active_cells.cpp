@@ -7,7 +7,7 @@ namespace fsicut::cutcell {
 ActiveCells find_active_cells(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
                               const FaceFractions& fractions) {
   ActiveCells a;
-  a.row.resize(grid.cell_size(), -1);
+  a.row.resize(grid.cell_shape(), -1);
   std::vector<char> flag(grid.cell_count(), 0);
   parallel_for(0, grid.cell_count(), [&](Index n) {
     if (!(liquid_phi[n] < 0)) return;

@@ -18,7 +18,7 @@
 namespace fsicut::cutcell {
 
 struct ActiveCells {
-  grid::Array3<int> row;      // size grid.cell_size(): unknown index of the cell, or -1
+  grid::Array3<int> row;      // size grid.cell_shape(): unknown index of the cell, or -1
   std::vector<Index> cells;   // #unknowns: linear cell index of each unknown
   int count() const { return static_cast<int>(cells.size()); }
 };

@@ -74,7 +74,7 @@ void compute_face_fractions(const grid::MacGrid& grid, const grid::Array3<Real>&
                             FaceFractions& fractions) {
   for (int a = 0; a < 3; ++a) {
     auto& f = fractions[a];
-    f.resize(grid.face_size(a));
+    f.resize(grid.face_shape(a));
     parallel_for(0, f.count(), [&](Index idx) { f[idx] = open_fraction(grid, solid_phi, a, f.coord(idx)); });
   }
 }

@@ -20,7 +20,7 @@ namespace fsicut::cutcell {
 constexpr Real FRACTION_CLAMP_LOW = 0.01;
 constexpr Real FRACTION_CLAMP_HIGH = 0.99;
 
-// One array per axis, fractions[a] of size grid.face_size(a), values in [0, 1].
+// One array per axis, fractions[a] of size grid.face_shape(a), values in [0, 1].
 using FaceFractions = std::array<grid::Array3<Real>, 3>;
 
 // Fraction of the segment between two samples that is inside (phi < 0), linear in between.
@@ -30,7 +30,7 @@ Real fraction_inside(Real phi_a, Real phi_b);
 Real fraction_inside(Real phi_00, Real phi_10, Real phi_11, Real phi_01);
 
 // Open fractions of every face from the node solid SDF `solid_phi` (size
-// grid.node_size(), [m]); `fractions` is resized. Parallel over faces.
+// grid.node_shape(), [m]); `fractions` is resized. Parallel over faces.
 void compute_face_fractions(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                             FaceFractions& fractions);
 

@@ -50,7 +50,7 @@ constexpr Real MIN_PATCH_AREA_FRACTION = 1e-12;
 
 // The part of one surface triangle inside one grid cell.
 struct SurfacePatch {
-  Index cell = -1;        // linear cell index, grid::Array3 layout of grid.cell_size() (x fastest)
+  Index cell = -1;        // linear cell index, grid::Array3 layout of grid.cell_shape() (x fastest)
   Index triangle = -1;    // index into the triangle list passed in
   Real area = 0;          // [m^2]
   Vec3 normal{0, 0, 0};   // unit normal pointing INTO the solid (minus the outward triangle normal)

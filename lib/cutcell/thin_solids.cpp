@@ -61,7 +61,7 @@ bool separated(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
 Index close_thin_solid_faces(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                              const std::vector<levelset::MeshDistance>& surfaces, FaceFractions& fractions,
                              grid::Array3<char>& cells) {
-  cells.resize(grid.cell_size(), 0);
+  cells.resize(grid.cell_shape(), 0);
   if (surfaces.empty()) return 0;
   Index closed = 0;
   // The smallest node value of each row of nodes along x: a row of faces whose
@@ -124,7 +124,7 @@ levelset::NeighbourReach neighbour_reach(const grid::MacGrid& grid, const grid::
   grid::Array3<char> near = thin_cells;
   grid::dilate(near, REACH_CELLS);
   grid::Array3<std::uint32_t>& cells = reach.cells;
-  cells.resize(grid.cell_size(), levelset::REACH_ALL);
+  cells.resize(grid.cell_shape(), levelset::REACH_ALL);
   parallel_for(0, cells.count(), [&](Index idx) {
     if (!near[idx]) return;
     const Vec3i c = cells.coord(idx);

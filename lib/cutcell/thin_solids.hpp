@@ -50,14 +50,14 @@ constexpr Real WALL_NORMALS = -0.5;
 
 // True when cells a and b (any two cells, usually face or diagonal neighbours)
 // are separated as above. `solid_phi` is the node SDF [m] of all solids (size
-// grid.node_size()), `surfaces` the moving solids' boundaries at the same positions.
+// grid.node_shape()), `surfaces` the moving solids' boundaries at the same positions.
 bool separated(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                const std::vector<levelset::MeshDistance>& surfaces, const Vec3i& a, const Vec3i& b);
 
 // Closes (fraction 0) every interior face whose two cells are separated().
 // Only open faces with a corner node within one cell of a solid (solid_phi <= dx)
 // are tested: a crossing of the segment lies within 0.87 dx of some corner.
-// Flags the two cells of each face it closed in `cells` (size grid.cell_size(),
+// Flags the two cells of each face it closed in `cells` (size grid.cell_shape(),
 // set to 0 elsewhere). Returns how many faces it closed. Parallel over faces.
 Index close_thin_solid_faces(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                              const std::vector<levelset::MeshDistance>& surfaces, FaceFractions& fractions,

@@ -16,7 +16,7 @@ namespace {
 void flag_liquid_faces(Liquid& l) {
   for (int a = 0; a < 3; ++a) {
     auto& v = l.valid[a];
-    v.resize(l.grid.face_size(a), 0);
+    v.resize(l.grid.face_shape(a), 0);
     const int n_a = l.grid.resolution[a];
     parallel_for(0, v.count(), [&](Index idx) {
       const Vec3i f = v.coord(idx);
@@ -37,13 +37,13 @@ Liquid make_liquid(const grid::MacGrid& grid, Real density, const Vec3& gravity,
   l.grid = grid;
   l.density = density;
   l.gravity = gravity;
-  l.markers.resize(3, 0);
+  l.particles.resize(3, 0);
   l.particle_radius = levelset::particle_radius(grid);
   l.velocity = grid::make_velocity(grid);
   l.scratch = grid::make_velocity(grid);
-  l.pressure.resize(grid.cell_size(), 0);
-  l.liquid_phi.resize(grid.cell_size(), 0);
-  for (int a = 0; a < 3; ++a) l.valid[a].resize(grid.face_size(a), 0);
+  l.pressure.resize(grid.cell_shape(), 0);
+  l.liquid_phi.resize(grid.cell_shape(), 0);
+  for (int a = 0; a < 3; ++a) l.valid[a].resize(grid.face_shape(a), 0);
   l.solid = std::move(solid);
   refresh_solid(l);
   return l;
@@ -54,9 +54,9 @@ void add_liquid(Liquid& l, const Region& region, const Vec3& velocity, int per_c
   const levelset::StaticSolid& solid = l.solid;
   const Region inside = [&](const Vec3& x) { return region(x) && (!solid || solid(x) > 0); };
   const Points added = seed_particles(l.grid, inside, per_cell, seed);
-  Points all(3, l.markers.cols() + added.cols());
-  all << l.markers, added;
-  l.markers = std::move(all);
+  Points all(3, l.particles.cols() + added.cols());
+  all << l.particles, added;
+  l.particles = std::move(all);
   l.particle_volume = std::pow(l.grid.dx, 3) / per_cell;
   for (int a = 0; a < 3; ++a) {
     const grid::Sampling s = grid::face_sampling(a);
@@ -75,8 +75,8 @@ void initialize(Liquid& l, const SolidVelocity& solid_velocity) {
 }
 
 void advect(Liquid& l, Real dt) {
-  const bool reached = l.reach.particles.size() == static_cast<std::size_t>(l.markers.cols());
-  advect_particles(l.grid, l.velocity, dt, l.markers, reached ? l.reach.particles : std::vector<std::uint32_t>{});
+  const bool reached = l.reach.particles.size() == static_cast<std::size_t>(l.particles.cols());
+  advect_particles(l.grid, l.velocity, dt, l.particles, reached ? l.reach.particles : std::vector<std::uint32_t>{});
   advect_velocity(l.grid, dt, l.valid, l.velocity, l.scratch, l.reach.cells);
 }
 
@@ -91,7 +91,7 @@ void refresh_solid(Liquid& l) {
 
 void update_distance_fields(Liquid& l) {
   if (l.solid_phi.count() == 0) refresh_solid(l);
-  levelset::liquid_phi_from_particles(l.grid, l.markers, l.particle_volume, l.particle_radius,
+  levelset::liquid_phi_from_particles(l.grid, l.particles, l.particle_volume, l.particle_radius,
                                       l.solid_phi, l.liquid_phi, l.reach);
   levelset::extend_liquid_into_solid(l.grid, l.solid_phi, l.fractions, l.liquid_phi);
 }
@@ -106,7 +106,7 @@ void extrapolate_and_constrain(Liquid& l, const SolidVelocity& solid_velocity) {
   extrapolate_velocity(l.velocity, l.valid, l.extrapolation_layers, l.reach.cells);
   constrain_velocity(l.grid, l.solid_phi, l.fractions, l.valid, l.velocity, l.scratch, solid_velocity,
                      l.reach.cells);
-  push_particles_out(l.grid, l.solid_phi, l.markers);
+  push_particles_out(l.grid, l.solid_phi, l.particles);
 }
 
 Real max_speed(const Liquid& l) {
@@ -117,21 +117,21 @@ Real max_speed(const Liquid& l) {
 }
 
 Real liquid_volume(const Liquid& l) {
-  return levelset::liquid_volume_from_particles(l.grid, l.markers, l.particle_volume, l.solid_phi, l.reach);
+  return levelset::liquid_volume_from_particles(l.grid, l.particles, l.particle_volume, l.solid_phi, l.reach);
 }
 
 Index remove_particles(Liquid& l, const Region& inside) {
   Index kept = 0;
-  for (Index p = 0; p < l.markers.cols(); ++p)
-    if (!inside(l.markers.col(p))) l.markers.col(kept++) = l.markers.col(p);
-  const Index removed = l.markers.cols() - kept;
-  l.markers.conservativeResize(3, kept);
+  for (Index p = 0; p < l.particles.cols(); ++p)
+    if (!inside(l.particles.col(p))) l.particles.col(kept++) = l.particles.col(p);
+  const Index removed = l.particles.cols() - kept;
+  l.particles.conservativeResize(3, kept);
   return removed;
 }
 
 Vec3 particle_centroid(const Liquid& l) {
-  if (l.markers.cols() == 0) return Vec3::Zero();
-  return l.markers.rowwise().sum() / static_cast<Real>(l.markers.cols());
+  if (l.particles.cols() == 0) return Vec3::Zero();
+  return l.particles.rowwise().sum() / static_cast<Real>(l.particles.cols());
 }
 
 }  // namespace fsicut::fluid

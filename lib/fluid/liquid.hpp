@@ -45,7 +45,7 @@ struct Liquid {
   grid::MacGrid grid;
   Real density = 1000;          // [kg/m^3]
   Vec3 gravity{0, -9.81, 0};    // [m/s^2]
-  Points markers;               // 3 x #particles [m]
+  Points particles;             // marker particles, 3 x #particles [m]
   Real particle_radius = 0;     // ball radius of drops in the liquid phi and the VDB [m] (levelset/liquid_sdf.hpp)
   Real particle_volume = 0;     // liquid volume one seeded particle stands for, dx^3 / per cell [m^3]
 
@@ -54,20 +54,18 @@ struct Liquid {
   grid::Array3<Real> liquid_phi;     // cell centres [m], < 0 in liquid (extended into solids)
   grid::Array3<Real> static_phi;     // nodes [m], < 0 in a static obstacle; empty = not yet computed
   grid::Array3<Real> solid_phi;      // nodes [m], < 0 in any solid: static_phi, or its union with
-                                     // the deformable solids (sim/couple.hpp sets it each substep)
+                                     // the deformable solids (sim/solid_fields.hpp sets it each substep)
   cutcell::FaceFractions fractions;  // open face fractions in [0, 1]
   levelset::NeighbourReach reach;    // cells cut off from neighbours by thin solids; empty = none
-                                     // (advect() uses `particles` when it has one entry per marker)
-                                     // (sim/couple.hpp sets it with solid_phi)
-  FaceFlags valid;         // faces set by the last projection / extrapolation
+                                     // (advect() uses reach.particles when it has one entry per particle)
+                                     // (sim/solid_fields.hpp sets it with solid_phi)
+  FaceFlags valid;                   // faces set by the last projection / extrapolation
 
   levelset::StaticSolid solid;       // static obstacles; empty = none (domain walls only)
   ProjectionSettings projection;
   int extrapolation_layers = DEFAULT_EXTRAPOLATION_LAYERS;
 
   grid::MacVelocity scratch;  // workspace for advection and the constraint
-
-  const Points& particles() const { return markers; }
 };
 
 // An empty liquid (no particles, zero velocity) on `grid` with the static solid.

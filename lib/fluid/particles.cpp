@@ -290,7 +290,7 @@ Points seed_particles(const grid::MacGrid& grid, const Region& region, int per_c
   const bool lattice = m * m * m == per_cell;
   std::vector<Vec3> candidates(static_cast<std::size_t>(cells) * per_cell);
   std::vector<char> keep(candidates.size(), 0);
-  const grid::Array3<char> shape(grid.cell_size());
+  const grid::Array3<char> shape(grid.cell_shape());
   parallel_for(0, cells, [&](Index cell) {
     const Vec3i c = shape.coord(cell);
     const Vec3 corner = grid.node_position(c.x(), c.y(), c.z());

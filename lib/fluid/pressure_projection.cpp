@@ -177,7 +177,7 @@ void apply_pressure(const grid::MacGrid& grid, const cutcell::ActiveCells& activ
                     grid::MacVelocity& velocity, FaceFlags& valid) {
   const Real coef = dt / (density * grid.dx);
   for (int a = 0; a < 3; ++a) {
-    valid[a].resize(grid.face_size(a));
+    valid[a].resize(grid.face_shape(a));
     valid[a].fill(0);
   }
   // Only the faces of active cells can change: each is visited from its left

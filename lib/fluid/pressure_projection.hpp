@@ -69,7 +69,7 @@ PressureSystem assemble_pressure(const grid::MacGrid& grid, const grid::Array3<R
                                  const grid::MacVelocity& velocity, Real dt, Real density);
 
 // Solves the system with PCG (settings.preconditioner), warm-started from `pressure` (cell array [Pa],
-// size grid.cell_size()), and writes the solution back into it (0 in inactive
+// size grid.cell_shape()), and writes the solution back into it (0 in inactive
 // cells). Throws SimulationError if the solve does not converge, unless
 // settings.allow_unconverged.
 linsolve::Report solve_pressure(const PressureSystem& system, const ProjectionSettings& settings,

@@ -86,7 +86,7 @@ void advect_velocity(const grid::MacGrid& grid, Real dt, const FaceFlags& valid,
                      const grid::Array3<std::uint32_t>& reach) {
   copy_into(u, scratch);
   const grid::MacVelocity& old = scratch;
-  const Vec3i cells = grid.cell_size();
+  const Vec3i cells = grid.cell_shape();
   for (int a = 0; a < 3; ++a) {
     const grid::Sampling s = grid::face_sampling(a);
     parallel_for(0, u[a].count(), [&](Index idx) {
@@ -117,7 +117,7 @@ void advect_velocity(const grid::MacGrid& grid, Real dt, const FaceFlags& valid,
 Vec3 velocity_within_reach(const grid::MacGrid& grid, const grid::MacVelocity& u, const Vec3& x,
                            const Vec3i& cell, std::uint32_t reach) {
   if (reach == levelset::REACH_ALL) return grid::interpolate_velocity(grid, u, x);
-  const Vec3i cells = grid.cell_size();
+  const Vec3i cells = grid.cell_shape();
   const auto reached = [&](const Vec3i& c) {
     if (c.minCoeff() < 0 || (c.array() >= cells.array()).any()) return false;
     const Vec3i o = c - cell;

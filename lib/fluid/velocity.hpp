@@ -11,7 +11,7 @@
 
 namespace fsicut::fluid {
 
-// Per-axis face flags, valid[a] of size grid.face_size(a): 1 where a face velocity
+// Per-axis face flags, valid[a] of size grid.face_shape(a): 1 where a face velocity
 // is known (set by the projection or the extrapolation), 0 where it is not.
 using FaceFlags = std::array<grid::Array3<char>, 3>;
 using cutcell::FaceFractions;

@@ -22,15 +22,15 @@ Vec3 sample_offset(Sampling s) {
   return {0, 0, 0};
 }
 
-Vec3i MacGrid::size(Sampling s) const {
+Vec3i MacGrid::shape(Sampling s) const {
   switch (s) {
-    case Sampling::cell: return cell_size();
-    case Sampling::node: return node_size();
-    case Sampling::face_x: return face_size(0);
-    case Sampling::face_y: return face_size(1);
-    case Sampling::face_z: return face_size(2);
+    case Sampling::cell: return cell_shape();
+    case Sampling::node: return node_shape();
+    case Sampling::face_x: return face_shape(0);
+    case Sampling::face_y: return face_shape(1);
+    case Sampling::face_z: return face_shape(2);
   }
-  return cell_size();
+  return cell_shape();
 }
 
 Vec3i MacGrid::cell_of(const Vec3& x) const {
@@ -44,7 +44,7 @@ Vec3i MacGrid::cell_of(const Vec3& x) const {
 
 MacVelocity make_velocity(const MacGrid& grid, Real value) {
   MacVelocity u;
-  for (int a = 0; a < 3; ++a) u[a].resize(grid.face_size(a), value);
+  for (int a = 0; a < 3; ++a) u[a].resize(grid.face_shape(a), value);
   return u;
 }
 

@@ -97,10 +97,12 @@ struct MacGrid {
   Index cell_count() const {
     return static_cast<Index>(resolution.x()) * resolution.y() * resolution.z();
   }
-  Vec3i cell_size() const { return resolution; }
-  Vec3i node_size() const { return resolution + Vec3i::Ones(); }
-  Vec3i face_size(int axis) const { return resolution + Vec3i::Unit(axis); }
-  Vec3i size(Sampling s) const;
+  // Samples per axis of a field (an Array3's shape): cell-centred (nx, ny, nz),
+  // nodal (nx+1, ny+1, nz+1), faces of `axis` one more along that axis.
+  Vec3i cell_shape() const { return resolution; }
+  Vec3i node_shape() const { return resolution + Vec3i::Ones(); }
+  Vec3i face_shape(int axis) const { return resolution + Vec3i::Unit(axis); }
+  Vec3i shape(Sampling s) const;
 
   // World position [m] of sample (i,j,k) of a field with the given sampling.
   Vec3 position(Sampling s, int i, int j, int k) const {
@@ -115,7 +117,7 @@ struct MacGrid {
   Vec3i cell_of(const Vec3& x) const;
 };
 
-// The three face-velocity components, velocity[a] of size grid.face_size(a) [m/s].
+// The three face-velocity components, velocity[a] of size grid.face_shape(a) [m/s].
 using MacVelocity = std::array<Array3<Real>, 3>;
 
 MacVelocity make_velocity(const MacGrid& grid, Real value = 0);

@@ -31,7 +31,7 @@ namespace {
 // the others get the far value.
 void union_of_balls(const grid::MacGrid& grid, const Points& particles, const ParticleBuckets& buckets,
                     Real radius, const grid::Array3<char>* wanted, grid::Array3<Real>& phi) {
-  phi.resize(grid.cell_size());
+  phi.resize(grid.cell_shape());
   const auto& start = buckets.start;
   const auto& order = buckets.order;
   const Real dx = grid.dx;
@@ -110,7 +110,7 @@ std::uint32_t reached(const NeighbourReach& reach, Index cell) {
 // terms in the same order for any thread count.
 grid::Array3<Real> kernel_mass(const grid::MacGrid& grid, const Points& particles, const ParticleBuckets& buckets,
                                const NeighbourReach& reach) {
-  const Vec3i size = grid.cell_size();
+  const Vec3i size = grid.cell_shape();
   const Real inv_dx = 1 / grid.dx;
   grid::Array3<Real> mass(size, 0);
   for (int pass = 0; pass < 3; ++pass) {
@@ -153,7 +153,7 @@ grid::Array3<Real> kernel_mass(const grid::MacGrid& grid, const Points& particle
 // Read only around cells with mass (within 1 of a particle's cell): in the band.
 grid::Array3<unsigned char> open_points(const grid::MacGrid& grid, const ParticleBuckets& buckets,
                                         const grid::Array3<Real>& solid_phi) {
-  grid::Array3<unsigned char> open(grid.cell_size(), 0xFF);
+  grid::Array3<unsigned char> open(grid.cell_shape(), 0xFF);
   parallel_for(0, open.count(), [&](Index idx) {
     if (!buckets.near[idx]) return;
     const Vec3i c = open.coord(idx);
@@ -180,7 +180,7 @@ grid::Array3<unsigned char> open_points(const grid::MacGrid& grid, const Particl
 void fraction(const grid::MacGrid& grid, const Points& particles, const ParticleBuckets& buckets,
               Real particle_volume, const grid::Array3<Real>& solid_phi, const NeighbourReach& reach,
               grid::Array3<Real>& rho) {
-  const Vec3i size = grid.cell_size();
+  const Vec3i size = grid.cell_shape();
   const Real dx = grid.dx;
   const grid::Array3<Real> mass = kernel_mass(grid, particles, buckets, reach);
   const grid::Array3<unsigned char> open = open_points(grid, buckets, solid_phi);

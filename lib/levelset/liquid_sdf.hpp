@@ -72,7 +72,7 @@ inline constexpr Real PARTICLE_RADIUS_CELLS = 0.5;
 // The union-of-balls phi at cell centres from `particles` (3 x n [m]) with ball
 // radius `radius` [m]: exact wherever the nearest particle is within 2.5 dx of the
 // centre (particles are searched 2 cells around), capped at 2.5 dx - r beyond.
-// `phi` is resized to grid.cell_size(). Parallel over cells, deterministic.
+// `phi` is resized to grid.cell_shape(). Parallel over cells, deterministic.
 void liquid_sdf_from_particles(const grid::MacGrid& grid, const Points& particles, Real radius,
                                grid::Array3<Real>& phi);
 

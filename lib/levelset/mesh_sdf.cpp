@@ -180,7 +180,7 @@ namespace {
 // The nodes lo..hi (inclusive) of the mesh's bounding box grown by `search`
 // [m]; all others are outside and far. False when no node is in it.
 bool nodes_near_bounds(const grid::MacGrid& grid, const MeshDistance& mesh, Real search, Vec3i& lo, Vec3i& hi) {
-  const Vec3i size = grid.node_size();
+  const Vec3i size = grid.node_shape();
   for (int a = 0; a < 3; ++a) {
     const Real l = (mesh.bounds_min()[a] - search - grid.origin[a]) / grid.dx;
     const Real h = (mesh.bounds_max()[a] + search - grid.origin[a]) / grid.dx;
@@ -276,7 +276,7 @@ void sample_mesh_sdf_at_nodes(const grid::MacGrid& grid, const MeshDistance& mes
   // round-off in the squared distances.
   constexpr Real SEARCH_MARGIN = 1.01;
   const Real search = std::max(band, grid.dx) * SEARCH_MARGIN;
-  const Vec3i size = grid.node_size();
+  const Vec3i size = grid.node_shape();
   if (phi.size() != size) phi.resize(size, band);
   else phi.fill(band);
   Vec3i lo, hi;

@@ -142,7 +142,7 @@ StaticSolid mesh_solid(const mesh::SurfaceMesh& mesh, bool inside_out = false,
 std::function<bool(const Vec3&)> mesh_region(const mesh::SurfaceMesh& mesh);
 
 // Samples the signed distance of `mesh` at every grid node (array of size
-// grid.node_size() [m]) in a narrow band: values with |d| < band are exact,
+// grid.node_shape() [m]) in a narrow band: values with |d| < band are exact,
 // the others are clamped to +band (outside) or -band (inside).
 //
 // Only nodes within max(band, dx) of the surface get an exact distance (tiles
@@ -155,7 +155,7 @@ std::function<bool(const Vec3&)> mesh_region(const mesh::SurfaceMesh& mesh);
 // Throws SimulationError unless band > 0 and finite.
 grid::Array3<Real> sample_mesh_sdf_at_nodes(const grid::MacGrid& grid, const MeshDistance& mesh,
                                             Real band);
-// The same into `phi`, reusing its storage when it already has grid.node_size()
+// The same into `phi`, reusing its storage when it already has grid.node_shape()
 // (per-substep use without reallocating a grid-sized array).
 void sample_mesh_sdf_at_nodes(const grid::MacGrid& grid, const MeshDistance& mesh, Real band,
                               grid::Array3<Real>& phi);

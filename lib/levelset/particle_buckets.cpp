@@ -28,7 +28,7 @@ std::vector<int> thread_planes(const std::vector<Index>& particles_per_plane, In
 }  // namespace
 
 ParticleBuckets bucket_particles(const grid::MacGrid& grid, const Points& particles, int near_cells) {
-  const Vec3i size = grid.cell_size();
+  const Vec3i size = grid.cell_shape();
   const Index cells = grid.cell_count();
   const Index plane_cells = static_cast<Index>(size.x()) * size.y();
   const Index np = particles.cols();

@@ -14,7 +14,7 @@ namespace fsicut::levelset {
 // particle, the band outside which the liquid stages have nothing to do.
 struct ParticleBuckets {
   std::vector<Index> start, order;  // #cells + 1, #particles
-  grid::Array3<char> near;          // grid.cell_size()
+  grid::Array3<char> near;          // grid.cell_shape()
 };
 
 // Buckets `particles` (3 x #particles [m], each inside the grid) by the cell

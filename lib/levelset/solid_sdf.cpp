@@ -49,7 +49,7 @@ StaticSolid union_solid(std::vector<StaticSolid> parts) {
 }
 
 grid::Array3<Real> sample_solid_at_nodes(const grid::MacGrid& grid, const StaticSolid& solid) {
-  grid::Array3<Real> phi(grid.node_size(), no_solid_distance(grid));
+  grid::Array3<Real> phi(grid.node_shape(), no_solid_distance(grid));
   if (!solid) return phi;
   parallel_for(0, phi.count(), [&](Index n) {
     const Vec3i c = phi.coord(n);

@@ -33,7 +33,7 @@ StaticSolid plane_solid(const Vec3& point, const Vec3& normal);
 // Union of solids: the minimum of their distances. Empty parts are skipped.
 StaticSolid union_solid(std::vector<StaticSolid> parts);
 
-// Samples `solid` at every grid node: an array of size grid.node_size() [m].
+// Samples `solid` at every grid node: an array of size grid.node_shape() [m].
 // Parallel over nodes. An empty `solid` gives no_solid_distance(grid) everywhere.
 grid::Array3<Real> sample_solid_at_nodes(const grid::MacGrid& grid, const StaticSolid& solid);
 
@@ -50,7 +50,7 @@ grid::Array3<Real> sample_solid_at_nodes(const grid::MacGrid& grid, const Static
 constexpr Real SURFACE_TIE_CELLS = 1e-6;
 
 // Subtracts SURFACE_TIE_CELLS * grid.dx from every node sample of a solid
-// distance [m] (`phi` of size grid.node_size()).
+// distance [m] (`phi` of size grid.node_shape()).
 void resolve_surface_ties(const grid::MacGrid& grid, grid::Array3<Real>& phi);
 
 // The value and the outward unit normal (normalized central-difference gradient

@@ -30,7 +30,7 @@ constexpr Real PATCH_PROBE_CELLS = 0.5;
 // buoyancy is off by up to rho g A dx (20 % for a five-cell cube), and a
 // stiff cube compressed by 1e-6 m across a cell plane jumps by that much.
 // With the reconstruction, J^T p of a hydrostatic p is rho g V for any
-// placement (tests/coupling/test_coupled_projection.cpp).
+// placement (tests/sim/test_coupled_system.cpp).
 struct PressureStencil {
   std::array<int, 7> row{};
   std::array<Real, 7> weight{};
@@ -115,7 +115,7 @@ CouplingColumns coupling_columns(const SimState& state, const cutcell::ActiveCel
                             q.barycentric[2] * body.x.col(t[2]);
       const Vec3i outside = g.cell_of(centroid - PATCH_PROBE_CELLS * g.dx * q.normal);
       if (active.row[q.cell] < 0 ||
-          (outside != cell && cutcell::separated(g, liquid.solid_phi, state.surfaces.distance, cell, outside))) {
+          (outside != cell && cutcell::separated(g, liquid.solid_phi, state.surfaces.meshes, cell, outside))) {
         // The fluid touching the patch is in the cell half a cell out of the
         // solid when the patch's own cell has no open face (its fluid part is a
         // sliver the clamped fractions closed, or the patch lies on the cell's

@@ -12,11 +12,11 @@ namespace fsicut::sim {
 
 ParticlePaths start_particle_paths(const SimState& state) {
   ParticlePaths paths;
-  if (!state.liquid || state.surfaces.distance.empty()) return paths;
+  if (!state.liquid || state.surfaces.meshes.empty()) return paths;
   const fluid::Liquid& liquid = *state.liquid;
   const grid::MacGrid& g = liquid.grid;
-  paths.start = liquid.markers;
-  for (const levelset::MeshDistance& d : state.surfaces.distance) paths.solid_start.push_back(d.vertices());
+  paths.start = liquid.particles;
+  for (const levelset::MeshDistance& d : state.surfaces.meshes) paths.solid_start.push_back(d.vertices());
   const Real reach = PATH_ANCHOR_CELLS * g.dx;
   const Index n = paths.start.cols();
   // The node field is exact within the band: farther particles have nothing near.
@@ -31,8 +31,8 @@ ParticlePaths start_particle_paths(const SimState& state) {
     ParticlePaths::Anchor& anchor = paths.anchors[static_cast<std::size_t>(a)];
     const Vec3 x = paths.start.col(anchor.particle);
     Real best = std::numeric_limits<Real>::infinity();
-    for (std::size_t b = 0; b < state.surfaces.distance.size(); ++b) {
-      const levelset::MeshDistance& d = state.surfaces.distance[b];
+    for (std::size_t b = 0; b < state.surfaces.meshes.size(); ++b) {
+      const levelset::MeshDistance& d = state.surfaces.meshes[b];
       const levelset::MeshHit hit = d.closest(x, reach);
       if (!hit.found || std::abs(hit.distance) >= best) continue;
       best = std::abs(hit.distance);
@@ -50,11 +50,11 @@ ParticlePaths start_particle_paths(const SimState& state) {
 }
 
 void update_particle_reach(SimState& state) {
-  if (!state.liquid || state.surfaces.distance.empty()) return;
+  if (!state.liquid || state.surfaces.meshes.empty()) return;
   fluid::Liquid& liquid = *state.liquid;
   if (liquid.reach.cells.count() == 0) return;
   liquid.reach.particles =
-      cutcell::particle_reach(liquid.grid, liquid.solid_phi, state.surfaces.distance, liquid.reach.cells, liquid.markers);
+      cutcell::particle_reach(liquid.grid, liquid.solid_phi, state.surfaces.meshes, liquid.reach.cells, liquid.particles);
 }
 
 // The margin [cells] of the far-path test of stop_particles_at_solids: more
@@ -62,7 +62,7 @@ void update_particle_reach(SimState& state) {
 constexpr Real PATH_SKIP_CELLS = 2;
 
 Index stop_particles_at_solids(SimState& state, ParticlePaths& paths) {
-  if (!state.liquid || state.surfaces.distance.empty()) return 0;
+  if (!state.liquid || state.surfaces.meshes.empty()) return 0;
   fluid::Liquid& liquid = *state.liquid;
   const grid::MacGrid& g = liquid.grid;
   Points& start = paths.start;
@@ -70,9 +70,9 @@ Index stop_particles_at_solids(SimState& state, ParticlePaths& paths) {
   parallel_for(0, static_cast<Index>(paths.anchors.size()), [&](Index a) {
     const ParticlePaths::Anchor& anchor = paths.anchors[static_cast<std::size_t>(a)];
     const Points& before = paths.solid_start[static_cast<std::size_t>(anchor.body)];
-    const Points& after = state.surfaces.distance[static_cast<std::size_t>(anchor.body)].vertices();
+    const Points& after = state.surfaces.meshes[static_cast<std::size_t>(anchor.body)].vertices();
     const mesh::Triangle& t =
-        state.surfaces.distance[static_cast<std::size_t>(anchor.body)].triangles()[static_cast<std::size_t>(anchor.triangle)];
+        state.surfaces.meshes[static_cast<std::size_t>(anchor.body)].triangles()[static_cast<std::size_t>(anchor.triangle)];
     Vec3 moved = Vec3::Zero();
     for (int k = 0; k < 3; ++k) moved += anchor.barycentric[k] * (after.col(t[k]) - before.col(t[k]));
     start.col(anchor.particle) += moved;
@@ -81,7 +81,7 @@ Index stop_particles_at_solids(SimState& state, ParticlePaths& paths) {
   const Vec3 lo = g.origin, hi = g.max();
   std::vector<char> stopped(static_cast<std::size_t>(start.cols()), 0);
   parallel_for(0, start.cols(), [&](Index p) {
-    const Vec3 s = start.col(p), e = liquid.markers.col(p);
+    const Vec3 s = start.col(p), e = liquid.particles.col(p);
     if (s == e) return;
     // A path whose end is farther from every solid than the path is long meets
     // none. solid_phi bounds the distance from below (exact at the nodes within
@@ -93,7 +93,7 @@ Index stop_particles_at_solids(SimState& state, ParticlePaths& paths) {
       return;
     levelset::SegmentHits first;
     const levelset::MeshDistance* by = nullptr;
-    for (const levelset::MeshDistance& d : state.surfaces.distance) {
+    for (const levelset::MeshDistance& d : state.surfaces.meshes) {
       const levelset::SegmentHits h = d.segment_hits(s, e);
       if (h.count > 0 && h.first < first.first) {
         first = h;
@@ -121,7 +121,7 @@ Index stop_particles_at_solids(SimState& state, ParticlePaths& paths) {
       if (near.found && near.distance >= 0) return;  // the end is not inside after all (an edge grazed)
       if (near.found && near.normal.dot(n) > 0) x = near.point + margin * near.normal;
     }
-    liquid.markers.col(p) = x.cwiseMax(lo).cwiseMin(hi);
+    liquid.particles.col(p) = x.cwiseMax(lo).cwiseMin(hi);
     stopped[static_cast<std::size_t>(p)] = 1;
   });
   Index count = 0;

@@ -112,7 +112,7 @@ void write_frame(const SimState& state, const fs::path& dir, Manifest& manifest)
         const Vec3 u = grid::interpolate_velocity(liquid.grid, liquid.velocity, io::from_output_frame(x, up));
         return io::to_output_frame(u, up);
       };
-    manifest[name] = io::write_liquid_vdb(dir / name, io::to_output_frame(liquid.particles(), up),
+    manifest[name] = io::write_liquid_vdb(dir / name, io::to_output_frame(liquid.particles, up),
                                           liquid.particle_radius, vdb_voxel_size(state.scene),
                                           io::VdbMetadata{state.frame, state.time}, velocity,
                                           out.liquid_particles);

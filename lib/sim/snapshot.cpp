@@ -41,14 +41,14 @@
 //                   name: stored and checked. Everything else (mesh, material,
 //                   mass, pinned, dofs, rest_volume, Dm_inv, K0, K0q, layouts) is
 //                   built from the scene.
-//   fluid::Liquid   markers, velocity, pressure, liquid_phi, static_phi,
+//   fluid::Liquid   particles, velocity, pressure, liquid_phi, static_phi,
 //                   solid_phi, fractions, valid: stored. particle_radius, particle_volume:
 //                   stored and checked. grid, density, gravity, solid,
 //                   projection, extrapolation_layers: built from the scene.
 //                   scratch: not stored, a workspace every stage overwrites
 //                   before reading (fluid/velocity.cpp copy_into). reach: not
 //                   stored, derived from the solids at stage 4 of every substep
-//                   (sim/couple.cpp update_solid_fields) before anything reads it.
+//                   (sim/solid_fields.cpp update_solid_fields) before anything reads it.
 //   sim::FrameStats frame, time, substeps, cfl_exceeded, solver (every member
 //                   of linsolve::Report), solves, seconds, partitioned (every
 //                   member of coupling::PartitionedReport, when present):
@@ -103,7 +103,7 @@ checkpoint::LiquidRecord liquid_record(const fluid::Liquid& l) {
   checkpoint::LiquidRecord r;
   r.particle_radius = l.particle_radius;
   r.particle_volume = l.particle_volume;
-  r.markers = l.markers;
+  r.particles = l.particles;
   for (int a = 0; a < 3; ++a) r.velocity[a] = array_data(l.velocity[a]);
   r.pressure = array_data(l.pressure);
   r.liquid_phi = array_data(l.liquid_phi);
@@ -220,7 +220,7 @@ void restore_liquid(const checkpoint::Snapshot& s, const std::string& file, SimS
   fluid::Liquid& l = *state.liquid;
   l.particle_radius = from.particle_radius;
   l.particle_volume = from.particle_volume;
-  l.markers = from.markers;
+  l.particles = from.particles;
   for (int a = 0; a < 3; ++a) restore_array(from.velocity[a], l.velocity[a], where, "face velocities");
   restore_array(from.pressure, l.pressure, where, "pressure");
   restore_array(from.liquid_phi, l.liquid_phi, where, "liquid distance field");
@@ -265,7 +265,7 @@ checkpoint::Snapshot to_snapshot(const SimState& state, const RunProgress& progr
   for (std::size_t b = 0; b < state.solids.size(); ++b)
     if (is_reduced(state, b)) s.reduced.push_back(reduced_record(state.solids[b].name, state.reduced[b]->state));
   if (state.liquid && !state.solids.empty())
-    for (std::size_t b = 0; b < state.solids.size(); ++b) s.surfaces.push_back(state.surfaces.distance[b].vertices());
+    for (std::size_t b = 0; b < state.solids.size(); ++b) s.surfaces.push_back(state.surfaces.meshes[b].vertices());
   if (state.liquid) s.liquid = liquid_record(*state.liquid);
   return s;
 }

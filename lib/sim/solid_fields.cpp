@@ -13,8 +13,8 @@ namespace fsicut::sim {
 
 SolidSurfaces make_surfaces(const std::vector<solid::Body>& bodies, std::vector<levelset::MeshDistance> obstacles) {
   SolidSurfaces s;
-  for (const solid::Body& b : bodies) s.distance.emplace_back(b.x, b.mesh.boundary);
-  for (levelset::MeshDistance& d : obstacles) s.distance.push_back(std::move(d));
+  for (const solid::Body& b : bodies) s.meshes.emplace_back(b.x, b.mesh.boundary);
+  for (levelset::MeshDistance& d : obstacles) s.meshes.push_back(std::move(d));
   s.patches.resize(bodies.size());
   return s;
 }
@@ -25,7 +25,7 @@ void update_solid_fields(SimState& state) {
   const grid::MacGrid& grid = liquid.grid;
   if (surfaces.fixed) {
     liquid.reach.particles =
-        cutcell::particle_reach(grid, liquid.solid_phi, surfaces.distance, liquid.reach.cells, liquid.markers);
+        cutcell::particle_reach(grid, liquid.solid_phi, surfaces.meshes, liquid.reach.cells, liquid.particles);
     return;
   }
   if (liquid.static_phi.count() == 0) {
@@ -39,8 +39,8 @@ void update_solid_fields(SimState& state) {
   const Real band = SOLID_BAND_CELLS * grid.dx;
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
     const solid::Body& body = state.solids[b];
-    surfaces.distance[b].set_vertices(body.x);
-    levelset::sample_mesh_sdf_at_nodes(grid, surfaces.distance[b], band, surfaces.phi);
+    surfaces.meshes[b].set_vertices(body.x);
+    levelset::sample_mesh_sdf_at_nodes(grid, surfaces.meshes[b], band, surfaces.phi);
     levelset::resolve_surface_ties(grid, surfaces.phi);
     std::vector<Real>& phi = liquid.solid_phi.data();
     const std::vector<Real>& body_phi = surfaces.phi.data();
@@ -64,8 +64,8 @@ void update_solid_fields(SimState& state) {
                                    node(body.x.rowwise().maxCoeff(), SOLID_BAND_CELLS + 2), liquid.fractions);
   }
   grid::Array3<char> thin_cells;
-  cutcell::close_thin_solid_faces(grid, liquid.solid_phi, surfaces.distance, liquid.fractions, thin_cells);
-  liquid.reach = cutcell::neighbour_reach(grid, liquid.solid_phi, surfaces.distance, thin_cells, liquid.markers);
+  cutcell::close_thin_solid_faces(grid, liquid.solid_phi, surfaces.meshes, liquid.fractions, thin_cells);
+  liquid.reach = cutcell::neighbour_reach(grid, liquid.solid_phi, surfaces.meshes, thin_cells, liquid.particles);
   surfaces.fixed = state.solids.empty();
 }
 
@@ -76,7 +76,7 @@ fluid::SolidVelocity solid_velocity(const SimState& state) {
     Real best = std::numeric_limits<Real>::infinity();
     Vec3 v = Vec3::Zero();
     for (std::size_t b = 0; b < state.solids.size(); ++b) {
-      const levelset::MeshDistance& d = state.surfaces.distance[b];
+      const levelset::MeshDistance& d = state.surfaces.meshes[b];
       const levelset::MeshHit hit = d.closest(x, band);
       if (!hit.found || hit.distance >= best) continue;
       best = hit.distance;

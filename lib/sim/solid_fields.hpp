@@ -24,13 +24,13 @@ struct SimState;
 // away would cost a full-mesh search per node.
 constexpr Real SOLID_BAND_CELLS = 5;
 
-// The solids' triangle surfaces: `distance` holds one entry per body (its
+// The solids' triangle surfaces: `meshes` holds one entry per body (its
 // boundary at the current positions), then one per static obstacle that has a
 // surface (sim::obstacle_surfaces: boxes and obj meshes), which never
 // moves. The thin-solid stages and the particle paths read all of them; the
 // patches and the coupling only the bodies'.
 struct SolidSurfaces {
-  std::vector<levelset::MeshDistance> distance;              // bodies, then obstacles
+  std::vector<levelset::MeshDistance> meshes;                // bodies, then obstacles
   std::vector<std::vector<cutcell::SurfacePatch>> patches;   // clipped boundary triangles
   grid::Array3<Real> phi;                                    // workspace: one body's node SDF
   cutcell::FaceFractions static_fractions;  // open fractions of the walls and static obstacles alone; empty: not yet

@@ -89,12 +89,12 @@ SimState build_state(const scene::Scene& scene) {
   state.liquid = make_liquid(scene, static_solid(scene.obstacles, std::move(obj_obstacles)),
                              obj_region_tests(scene.fluid.regions, scene.file));
   state.surfaces = make_surfaces(state.solids, obstacle_surfaces(scene.obstacles, scene.file));
-  if (!state.surfaces.distance.empty()) {
+  if (!state.surfaces.meshes.empty()) {
     // The liquid was seeded around the static obstacles only: drop the particles
     // inside the deformable solids, then start from the combined distance fields.
     fluid::remove_particles(*state.liquid, [&](const Vec3& x) {
       for (std::size_t b = 0; b < state.solids.size(); ++b)
-        if (state.surfaces.distance[b].inside(x)) return true;
+        if (state.surfaces.meshes[b].inside(x)) return true;
       return false;
     });
     update_solid_fields(state);
@@ -112,7 +112,7 @@ std::string summary(const SimState& state) {
   out << "time      " << s.time.frames << " frames at " << s.time.fps << " fps (" << s.time.frames / s.time.fps
       << " s), cfl " << s.time.cfl << ", at most " << s.time.max_substeps << " substeps per frame\n";
   if (state.liquid)
-    out << "liquid    " << state.liquid->markers.cols() << " particles, volume " << fluid::liquid_volume(*state.liquid)
+    out << "liquid    " << state.liquid->particles.cols() << " particles, volume " << fluid::liquid_volume(*state.liquid)
         << " m^3, density " << s.fluid.density << " kg/m^3\n";
   else
     out << "liquid    none\n";

@@ -100,7 +100,7 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
   const scene::Scene& scene = state.scene;
   StepReport report;
   const bool coupled = state.liquid && !state.solids.empty();
-  const bool surfaces = state.liquid && !state.surfaces.distance.empty();  // bodies or box/obj obstacles
+  const bool surfaces = state.liquid && !state.surfaces.meshes.empty();  // bodies or box/obj obstacles
 
   // 1. Update solid positions, x += dt v (34), and element rotations (Mueller & Gross 2004);
   //    a reduced body's frame and modes (solid/reduced.hpp).

@@ -63,7 +63,7 @@ Snapshot full_snapshot() {
   LiquidRecord l;
   l.particle_radius = 0.01;
   l.particle_volume = 1e-6;
-  l.markers = points(11, 0.5);
+  l.particles = points(11, 0.5);
   for (int a = 0; a < 3; ++a) {
     l.velocity[a] = ramp<Real>(Vec3i(2, 3, 4) + Vec3i::Unit(a), 0.5 * a);
     l.fractions[a] = ramp<Real>(Vec3i(2, 3, 4) + Vec3i::Unit(a), 0.25);
@@ -156,7 +156,7 @@ TEST_CASE("a snapshot survives encode and decode member for member") {
   const LiquidRecord &la = *a.liquid, &lb = *b.liquid;
   CHECK(lb.particle_radius == la.particle_radius);
   CHECK(lb.particle_volume == la.particle_volume);
-  CHECK(same(lb.markers, la.markers));
+  CHECK(same(lb.particles, la.particles));
   for (int d = 0; d < 3; ++d) {
     CHECK(same(lb.velocity[d], la.velocity[d]));
     CHECK(same(lb.fractions[d], la.fractions[d]));
@@ -257,7 +257,7 @@ TEST_CASE("a missing section and a wrong element type are rejected naming them")
   // The first face-velocity array says u8 instead of f64.
   std::string retyped = bytes;
   const std::size_t liquid = retyped.find("LIQD") + 16;
-  const std::size_t kind_at = liquid + 1 + 8 + 8 + 8 + 3 * sizeof(Real) * s.liquid->markers.cols();
+  const std::size_t kind_at = liquid + 1 + 8 + 8 + 8 + 3 * sizeof(Real) * s.liquid->particles.cols();
   REQUIRE(retyped[kind_at] == 1);
   retyped[kind_at] = 2;
   rehash(retyped);

@@ -51,7 +51,7 @@ TEST_CASE("face fractions: domain walls closed, clamping, and active cells") {
   CHECK(f[1](3, 3, 3) == 1);
   CHECK(f[1](3, 2, 3) == 0);
 
-  grid::Array3<Real> liquid(g.cell_size(), -1.0);
+  grid::Array3<Real> liquid(g.cell_shape(), -1.0);
   const ActiveCells active = find_active_cells(g, liquid, f);
   // Rows j = 0, 1 are fully solid (all faces closed) and stay inactive.
   CHECK(active.row(3, 1, 3) == -1);

@@ -66,7 +66,7 @@ Points place(const Points& v, const Vec3& center, const Vec3& to, std::mt19937& 
 // cells. Returns the largest centroid excursion outside its cell [units of dx].
 Real check_patches(const grid::MacGrid& g, const Points& v, const std::vector<mesh::Triangle>& tris,
                    const std::vector<SurfacePatch>& patches) {
-  const grid::Array3<int> layout(g.cell_size());
+  const grid::Array3<int> layout(g.cell_shape());
   Real worst_outside = 0, worst_bary = 0, worst_normal = 0, smallest = std::numeric_limits<Real>::infinity();
   bool sorted = true;
   for (std::size_t n = 0; n < patches.size(); ++n) {
@@ -180,7 +180,7 @@ TEST_CASE("surface patches: per-cell areas match dense sampling of the triangle"
   const int n = 1000;
   const Real weight = triangle_area(v, tris[0]) / (Real(n) * n);
   std::map<Index, Real> sampled;
-  const grid::Array3<int> layout(g.cell_size());
+  const grid::Array3<int> layout(g.cell_shape());
   auto add = [&](Real s, Real t) {
     const Vec3 x = v.col(0) + s * (v.col(1) - v.col(0)) + t * (v.col(2) - v.col(0));
     const Vec3i c = g.cell_of(x);
@@ -208,7 +208,7 @@ TEST_CASE("surface patches: triangles on grid planes and through nodes and edges
   // the planes and the cell of every patch is known.
   const Real dx = 0.125;
   const grid::MacGrid g = make_grid({12, 12, 12}, Vec3(-0.5, 0.25, -0.75), dx);
-  const grid::Array3<int> layout(g.cell_size());
+  const grid::Array3<int> layout(g.cell_shape());
   auto node = [&](int i, int j, int k) { return g.node_position(i, j, k); };
 
   SUBCASE("right triangle in the plane x = x_3 with legs 4 dx between nodes") {
@@ -306,7 +306,7 @@ TEST_CASE("surface patches: triangles on grid planes and through nodes and edges
 TEST_CASE("surface patches: parts outside the grid box are dropped") {
   const Real dx = 0.1;
   const grid::MacGrid g = make_grid({10, 8, 6}, Vec3(0, 0, 0), dx);
-  const grid::Array3<int> layout(g.cell_size());
+  const grid::Array3<int> layout(g.cell_shape());
 
   SUBCASE("axis-aligned quad crossing three walls: analytic area per cell") {
     // Quad z = 0.234, x in [-1, 0.47], y in [0.33, 5]; grid box [0,1] x [0,0.8] x [0,0.6].

@@ -20,7 +20,7 @@ grid::MacGrid unit_grid(int n) {
 // The cells' reach (levelset::NeighbourReach) with a thin solid between the
 // cell columns x = 3 and x = 4: neither column reaches across it.
 grid::Array3<std::uint32_t> reach_cut_between_columns_3_and_4(const grid::MacGrid& g) {
-  grid::Array3<std::uint32_t> reach(g.cell_size(), levelset::REACH_ALL);
+  grid::Array3<std::uint32_t> reach(g.cell_shape(), levelset::REACH_ALL);
   for (int j = 0; j < g.resolution.y(); ++j)
     for (int k = 0; k < g.resolution.z(); ++k)
       for (int o = 0; o < 27; ++o) {
@@ -46,7 +46,7 @@ TEST_CASE("particles: seeding is deterministic and fills the region at the reque
 TEST_CASE("particles: lattice seeding gives a flat surface the un-jittered lattice's liquid phi, still jittered") {
   const int n = 24;
   const auto g = unit_grid(n);
-  const grid::Array3<Real> open(g.node_size(), 1.0);
+  const grid::Array3<Real> open(g.node_shape(), 1.0);
   const Real volume = std::pow(g.dx, 3) / 8;
   // The lattice's phi one cell below and above a surface on a face (in dx): with
   // sub-cell layers 1/4, 3/4, 5/4 cells below the surface and W the quadratic B-spline
@@ -149,7 +149,7 @@ TEST_CASE("velocity: constraint removes the normal component at a sloped wall, e
   FaceFlags valid;
   for (int a = 0; a < 3; ++a) {
     u[a].fill(v[a]);
-    valid[a].resize(g.face_size(a), 1);
+    valid[a].resize(g.face_shape(a), 1);
   }
   grid::MacVelocity scratch;
   constrain_velocity(g, solid_phi, f, valid, u, scratch);
@@ -163,7 +163,7 @@ TEST_CASE("velocity: constraint removes the normal component at a sloped wall, e
   // Extrapolation: one valid face spreads its value, unreached faces become 0.
   grid::MacVelocity w = grid::make_velocity(g);
   FaceFlags only;
-  for (int a = 0; a < 3; ++a) only[a].resize(g.face_size(a), 0);
+  for (int a = 0; a < 3; ++a) only[a].resize(g.face_shape(a), 0);
   w[0](5, 5, 1) = 2.0;
   only[0](5, 5, 1) = 1;
   w[0](0, 0, 0) = 7.0;
@@ -185,7 +185,7 @@ TEST_CASE("velocity: extrapolation does not cross a thin solid between two cell 
   for (const bool thin : {false, true}) {
     grid::MacVelocity u = grid::make_velocity(g);
     FaceFlags valid;
-    for (int a = 0; a < 3; ++a) valid[a].resize(g.face_size(a), 0);
+    for (int a = 0; a < 3; ++a) valid[a].resize(g.face_shape(a), 0);
     for (Index idx = 0; idx < u[1].count(); ++idx)
       if (u[1].coord(idx).x() < 4) {
         u[1][idx] = 1;
@@ -213,7 +213,7 @@ TEST_CASE("velocity: advection does not fetch velocities from beyond a thin soli
   for (const bool thin : {false, true}) {
     grid::MacVelocity u = grid::make_velocity(g), scratch;
     FaceFlags valid;
-    for (int a = 0; a < 3; ++a) valid[a].resize(g.face_size(a), 1);
+    for (int a = 0; a < 3; ++a) valid[a].resize(g.face_shape(a), 1);
     u[0].fill(1);
     for (Index idx = 0; idx < u[1].count(); ++idx)
       if (u[1].coord(idx).x() < 4) u[1][idx] = 2;
@@ -235,12 +235,12 @@ TEST_CASE("velocity: a face closed by a thin solid takes the solid's velocity ac
   g.resolution = {8, 4, 2};
   g.dx = 0.1;
   const grid::Array3<std::uint32_t> reach = reach_cut_between_columns_3_and_4(g);
-  grid::Array3<Real> solid_phi(g.node_size(), 1.0);
+  grid::Array3<Real> solid_phi(g.node_shape(), 1.0);
   FaceFractions fractions;
   FaceFlags valid;
   for (int a = 0; a < 3; ++a) {
-    fractions[a].resize(g.face_size(a), 1.0);
-    valid[a].resize(g.face_size(a), 1);
+    fractions[a].resize(g.face_shape(a), 1.0);
+    valid[a].resize(g.face_shape(a), 1);
   }
   for (int j = 0; j < 4; ++j)
     for (int k = 0; k < 2; ++k) fractions[0](4, j, k) = 0;
@@ -297,7 +297,7 @@ TEST_CASE("velocity: a nearly closed face takes the constrained neighbouring flo
   FaceFlags valid;
   int slivers = 0, open = 0;
   for (int a = 0; a < 3; ++a) {
-    valid[a].resize(g.face_size(a), 0);
+    valid[a].resize(g.face_shape(a), 0);
     for (Index idx = 0; idx < u[a].count(); ++idx) {
       const Real fraction = f[a][idx];
       if (!(fraction > 0)) continue;

@@ -27,7 +27,7 @@ Setup flat_liquid_in_sphere(int n, Real surface, Real g, Real dt) {
   const auto solid = levelset::sphere_solid(Vec3(0.5, 0.5, 0.5), 0.4, /*inside_out=*/true);
   const auto solid_phi = levelset::sample_solid_at_nodes(s.grid, solid);
   cutcell::compute_face_fractions(s.grid, solid_phi, s.fractions);
-  s.liquid_phi.resize(s.grid.cell_size());
+  s.liquid_phi.resize(s.grid.cell_shape());
   for (Index c = 0; c < s.liquid_phi.count(); ++c) {
     const Vec3i ijk = s.liquid_phi.coord(c);
     s.liquid_phi[c] = s.grid.cell_center(ijk.x(), ijk.y(), ijk.z()).y() - surface;
@@ -62,7 +62,7 @@ TEST_CASE("projection: cut-cell weights balance hydrostatics in a spherical cont
   MESSAGE("min D of LDL^T = " << dmin << ", max = " << ldlt.vectorD().maxCoeff());
   CHECK(dmin > 0);
 
-  grid::Array3<Real> pressure(s.grid.cell_size(), 0.0);
+  grid::Array3<Real> pressure(s.grid.cell_shape(), 0.0);
   fluid::ProjectionSettings settings;
   const auto report = fluid::solve_pressure(system, settings, pressure);
   MESSAGE("PCG iterations " << report.iterations << ", relative residual " << report.relative_residual);
@@ -119,10 +119,10 @@ TEST_CASE("projection: a sealed cavity full of liquid is still solvable") {
   cutcell::FaceFractions f;
   const auto solid_phi = levelset::sample_solid_at_nodes(g, {});
   cutcell::compute_face_fractions(g, solid_phi, f);
-  grid::Array3<Real> phi(g.cell_size(), -1.0);
+  grid::Array3<Real> phi(g.cell_shape(), -1.0);
   grid::MacVelocity u = grid::make_velocity(g);
   u[1].fill(-0.1);
-  grid::Array3<Real> p(g.cell_size(), 0.0);
+  grid::Array3<Real> p(g.cell_shape(), 0.0);
   fluid::FaceFlags valid;
   const auto sys = fluid::assemble_pressure(g, phi, f, u, 0.01, 1000);
   CHECK(sys.pinned_groups == 1);

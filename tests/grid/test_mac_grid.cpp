@@ -12,9 +12,9 @@ TEST_CASE("MAC grid: sample positions follow the documented layout") {
   g.resolution = {4, 5, 6};
   g.origin = {1, 2, 3};
   g.dx = 0.5;
-  CHECK(g.face_size(0) == Vec3i(5, 5, 6));
-  CHECK(g.face_size(1) == Vec3i(4, 6, 6));
-  CHECK(g.node_size() == Vec3i(5, 6, 7));
+  CHECK(g.face_shape(0) == Vec3i(5, 5, 6));
+  CHECK(g.face_shape(1) == Vec3i(4, 6, 6));
+  CHECK(g.node_shape() == Vec3i(5, 6, 7));
   CHECK((g.cell_center(0, 0, 0) - Vec3(1.25, 2.25, 3.25)).norm() == doctest::Approx(0));
   // x-face (i,j,k) lies between cells (i-1,j,k) and (i,j,k)
   const Vec3 f = g.face_center(0, 2, 1, 1);
@@ -40,7 +40,7 @@ TEST_CASE("MAC grid: trilinear interpolation reproduces linear fields exactly") 
       const Vec3i c = u[a].coord(n);
       u[a][n] = (a + 1) * field(g.face_center(a, c.x(), c.y(), c.z()));
     }
-  Array3<Real> nodes(g.node_size());
+  Array3<Real> nodes(g.node_shape());
   for (Index n = 0; n < nodes.count(); ++n) {
     const Vec3i c = nodes.coord(n);
     nodes[n] = field(g.node_position(c.x(), c.y(), c.z()));
@@ -58,7 +58,7 @@ TEST_CASE("MAC grid: interpolate_where renormalizes over the usable samples") {
   MacGrid g;
   g.resolution = {4, 4, 4};
   g.dx = 0.25;
-  Array3<Real> f(g.node_size());
+  Array3<Real> f(g.node_shape());
   for (Index n = 0; n < f.count(); ++n) f[n] = 1.0 + 0.37 * n - 0.01 * n * n;  // no structure
   const Vec3 x(0.3, 0.55, 0.61);  // between nodes 1 and 2 along x and y, 2 and 3 along z
   const auto all = [](const Vec3i&) { return true; };

@@ -183,7 +183,7 @@ TEST_CASE("liquid phi: equals the direct sums over all particles, for any thread
         for (Real t : {d - 0.25, d + 0.25}) s += kernel_1d(t) / 2;
     return s;
   };
-  const Vec3i size = g.cell_size();
+  const Vec3i size = g.cell_shape();
   grid::Array3<Real> rho_ref(size), balls_ref(size);
   for (Index n = 0; n < rho_ref.count(); ++n) {
     const Vec3i c = rho_ref.coord(n);

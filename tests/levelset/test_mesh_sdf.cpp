@@ -422,7 +422,7 @@ TEST_CASE("mesh SDF: narrow-band node samples are exact inside the band and keep
   for (const Case& c : cases) {
     const MeshDistance dist(c.surface);
     sample_mesh_sdf_at_nodes(g, dist, band, phi);
-    REQUIRE(phi.size() == g.node_size());
+    REQUIRE(phi.size() == g.node_shape());
     Real worst = 0;
     Index in_band = 0, clamped = 0, wrong = 0;
     for (Index n = 0; n < phi.count(); ++n) {

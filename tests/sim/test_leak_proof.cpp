@@ -17,7 +17,7 @@ namespace {
 // Particles with x > `plane` [m].
 Index count_beyond(const fluid::Liquid& l, Real plane) {
   Index n = 0;
-  for (Index p = 0; p < l.markers.cols(); ++p) n += l.markers(0, p) > plane;
+  for (Index p = 0; p < l.particles.cols(); ++p) n += l.particles(0, p) > plane;
   return n;
 }
 
@@ -55,7 +55,7 @@ TEST_CASE("leak-proof: particles whose path crosses a thin wall in one substep e
     for (int a = 0; a < 3; ++a) s.liquid->velocity[a].fill(a == 0 ? 3.0 : 0.0);
     StageTimes times;
     sim::step(s, 0.05, times);
-    const Real front = s.liquid->markers.row(0).maxCoeff();
+    const Real front = s.liquid->particles.row(0).maxCoeff();
     MESSAGE("foremost particle at x = " << front << " m; the wall's face at 0.76 m");
     CHECK(front < 0.76);
     CHECK(front > 0.76 - 0.01 * 0.05);  // stopped at the face, not short of it
@@ -70,7 +70,7 @@ TEST_CASE("leak-proof: particles whose path crosses a thin wall in one substep e
     sim::step(s, 0.02, times);
     const Real face = s.solids[0].x.row(0).minCoeff();
     Index behind = 0;
-    for (Index p = 0; p < s.liquid->markers.cols(); ++p) behind += s.liquid->markers(0, p) > face;
+    for (Index p = 0; p < s.liquid->particles.cols(); ++p) behind += s.liquid->particles(0, p) > face;
     MESSAGE("the wall's face moved " << before << " -> " << face << " m; particles behind it: " << behind);
     CHECK(face < before - 0.03);
     CHECK(behind == 0);
@@ -105,8 +105,8 @@ TEST_SUITE("validation") {
       CHECK(std::abs(drift) < 1e-3);
     }
     // The same liquid, particle for particle: a solid at rest is an obstacle to it.
-    REQUIRE(solid.liquid->markers.cols() == obstacle.liquid->markers.cols());
-    const Real apart = (solid.liquid->markers - obstacle.liquid->markers).cwiseAbs().maxCoeff();
+    REQUIRE(solid.liquid->particles.cols() == obstacle.liquid->particles.cols());
+    const Real apart = (solid.liquid->particles - obstacle.liquid->particles).cwiseAbs().maxCoeff();
     MESSAGE("largest particle distance between the two runs: " << apart << " m");
     CHECK(apart < 1e-9);
   }
@@ -206,7 +206,7 @@ TEST_SUITE("validation") {
       lowest = std::min(lowest, st.solids[0].x.row(1).minCoeff());
     });
     const Real drift = fluid::liquid_volume(*s.liquid) / v0 - 1;
-    MESSAGE("particles past the gate " << passed << " of " << s.liquid->markers.cols() << "; the gate's edge moved up to "
+    MESSAGE("particles past the gate " << passed << " of " << s.liquid->particles.cols() << "; the gate's edge moved up to "
                                        << moved << " m; its lowest node at " << lowest << " m; volume drift "
                                        << 100 * drift << " %");
     CHECK(passed == 0);
@@ -246,7 +246,7 @@ TEST_SUITE("validation") {
     Index sunk = 0;
     test::advance(s, 1.0, [&](const sim::SimState& st) {
       worst = std::max(worst, test::max_liquid_face_speed(*st.liquid));
-      for (Index p = 0; p < st.liquid->markers.cols(); ++p) sunk += st.liquid->markers(1, p) < 0.1 - 1e-9;
+      for (Index p = 0; p < st.liquid->particles.cols(); ++p) sunk += st.liquid->particles(1, p) < 0.1 - 1e-9;
     });
     const sim::CoupledAssembly a = sim::assemble_coupled(s, 1.0 / 120);
     linsolve::Vector p(a.fluid.active.count());

@@ -68,8 +68,8 @@ TEST_CASE("liquid: results do not depend on the thread count") {
   const Liquid a = run(1);
   const Liquid b = run(2);
   set_threads(0);
-  REQUIRE(a.markers.cols() == b.markers.cols());
-  const Real dp = (a.markers - b.markers).cwiseAbs().maxCoeff();
+  REQUIRE(a.particles.cols() == b.particles.cols());
+  const Real dp = (a.particles - b.particles).cwiseAbs().maxCoeff();
   Real du = 0;
   for (int ax = 0; ax < 3; ++ax)
     for (Index f = 0; f < a.velocity[ax].count(); ++f)
@@ -116,12 +116,12 @@ TEST_CASE("validation: hydrostatic rest in a half-filled spherical container") {
   const Real p_bottom = l.pressure(ic, jb, ic);
   const Real v1 = liquid_volume(l);
   Real particle_max = 0, particle_sq = 0;
-  for (Index p = 0; p < l.markers.cols(); ++p) {
-    const Real sp = grid::interpolate_velocity(l.grid, l.velocity, l.markers.col(p)).norm();
+  for (Index p = 0; p < l.particles.cols(); ++p) {
+    const Real sp = grid::interpolate_velocity(l.grid, l.velocity, l.particles.col(p)).norm();
     particle_max = std::max(particle_max, sp);
     particle_sq += sp * sp;
   }
-  const Real particle_rms = std::sqrt(particle_sq / static_cast<Real>(l.markers.cols()));
+  const Real particle_rms = std::sqrt(particle_sq / static_cast<Real>(l.particles.cols()));
   MESSAGE("particle speeds at 1 s: rms " << particle_rms << " m/s (" << 100 * particle_rms / speed_scale
                                          << " % of sqrt(g R)), max " << particle_max << " m/s");
   MESSAGE(steps << " steps, " << seconds_since(start) << " s wall, max PCG iterations " << iterations);
@@ -172,13 +172,13 @@ TEST_CASE("validation: dam break against Martin & Moyce (1952)") {
   const std::vector<std::pair<Real, Real>> reference = {
       {0.83, 1.22}, {1.22, 1.47}, {2.00, 2.29}, {2.55, 3.00}, {3.35, 4.13}};
   std::vector<std::pair<Real, Real>> front;  // (T, Z)
-  front.emplace_back(0, l.markers.row(0).maxCoeff() / a);
+  front.emplace_back(0, l.particles.row(0).maxCoeff() / a);
   Real worst_volume = 0;
   int max_iterations = 0;
   const int steps = test::simulate(state, 2.0, [&](Real t, const linsolve::Report& r) {
     CHECK(r.converged);
     max_iterations = std::max(max_iterations, r.iterations);
-    front.emplace_back(t * time_scale, l.markers.row(0).maxCoeff() / a);
+    front.emplace_back(t * time_scale, l.particles.row(0).maxCoeff() / a);
     worst_volume = std::max(worst_volume, std::abs(liquid_volume(l) / v0 - 1));
   });
   MESSAGE(steps << " steps, " << seconds_since(start) << " s wall, max PCG iterations " << max_iterations);
@@ -225,9 +225,9 @@ TEST_CASE("validation: free slip on a 30-degree ramp that is not grid-aligned") 
   const int steps = test::simulate(state, 0.25, [&](Real t, const linsolve::Report& r) {
     CHECK(r.converged);
     Real v = 0;
-    for (Index p = 0; p < l.markers.cols(); ++p)
-      v += along.dot(grid::interpolate_velocity(l.grid, l.velocity, l.markers.col(p)));
-    v /= static_cast<Real>(l.markers.cols());
+    for (Index p = 0; p < l.particles.cols(); ++p)
+      v += along.dot(grid::interpolate_velocity(l.grid, l.velocity, l.particles.col(p)));
+    v /= static_cast<Real>(l.particles.cols());
     stt += t * t;
     svt += v * t;
   });

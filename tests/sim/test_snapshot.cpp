@@ -97,7 +97,7 @@ TEST_CASE("a liquid state survives the round trip bit for bit and the next step 
   CHECK(b.time == a.time);
   CHECK(b.frame == a.frame);
   const fluid::Liquid &la = *a.liquid, &lb = *b.liquid;
-  CHECK(same_bits(la.markers, lb.markers));
+  CHECK(same_bits(la.particles, lb.particles));
   for (int d = 0; d < 3; ++d) {
     CHECK(same_bits(la.velocity[d], lb.velocity[d]));
     CHECK(same_bits(la.fractions[d], lb.fractions[d]));
@@ -124,7 +124,7 @@ TEST_CASE("a liquid state survives the round trip bit for bit and the next step 
 
   advance(a, 0.02);
   advance(b, 0.02);
-  CHECK(same_bits(la.markers, lb.markers));
+  CHECK(same_bits(la.particles, lb.particles));
   for (int d = 0; d < 3; ++d) CHECK(same_bits(la.velocity[d], lb.velocity[d]));
   CHECK(same_bits(la.pressure, lb.pressure));
 }
@@ -192,7 +192,7 @@ TEST_CASE("a body in water survives the round trip bit for bit - full or reduced
     advance(b, 0.05);
     CHECK(same_bits(a.solids[0].x, b.solids[0].x));
     CHECK(same_bits(a.solids[0].v, b.solids[0].v));
-    CHECK(same_bits(a.liquid->markers, b.liquid->markers));
+    CHECK(same_bits(a.liquid->particles, b.liquid->particles));
   }
 }
 
@@ -343,13 +343,13 @@ TEST_CASE("the default scene's checkpoint: size and write time") {
   const auto start = std::chrono::steady_clock::now();
   const fs::path file = sim::write_checkpoint(dir.path(), state, p, 2);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  MESSAGE("scenes/dam_break.json (" << s.grid.resolution.transpose() << ", " << state.liquid->markers.cols()
+  MESSAGE("scenes/dam_break.json (" << s.grid.resolution.transpose() << ", " << state.liquid->particles.cols()
                                     << " particles): checkpoint " << fs::file_size(file) << " bytes, written in "
                                     << seconds << " s");
   sim::SimState back = sim::build_state(s);
   sim::RunProgress q;
   sim::restore_snapshot(checkpoint::decode(checkpoint::read_bytes(file), file.string()), file.string(), back, q);
-  CHECK(same_bits(back.liquid->markers, state.liquid->markers));
+  CHECK(same_bits(back.liquid->particles, state.liquid->particles));
 }
 
 }  // TEST_SUITE
