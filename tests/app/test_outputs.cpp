@@ -45,7 +45,7 @@ void run_in_both_frames(const test::ScratchDir& dir, const std::string& scene) {
 
 }  // namespace
 
-TEST_CASE("output/up_axis z writes the VDB and the OBJs rotated alike to Blender's frame; OBJs name their solid" *
+TEST_CASE("output/up_axis z writes the VDB and the OBJs rotated alike to Blender's frame - OBJs name their solid" *
           doctest::test_suite("app")) {
   test::ScratchDir dir("outputs-up");
   run_in_both_frames(dir, R"({ "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 }, "time": { "frames": 0 },

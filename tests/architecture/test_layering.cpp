@@ -1,7 +1,8 @@
 // The architecture as a contract (DESIGN.md section 1): lib/'s folders form
 // layers, each including only the layers below it; only the driver (sim/) and
 // the CLI know the scene; a file holds one concept, so none grows past
-// MAX_FILE_LINES. These tests read the source tree.
+// MAX_FILE_LINES; and the tests are named so that ctest runs them. These
+// tests read the source tree.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -95,5 +96,22 @@ TEST_CASE("layering: no file in lib/ holds more than MAX_FILE_LINES lines") {
     for (std::string line; std::getline(in, line);) ++lines;
     INFO(file.lexically_relative(lib).string() << ": " << lines << " lines");
     CHECK(lines < MAX_FILE_LINES);
+  }
+}
+
+TEST_CASE("test names: none holds a semicolon, where ctest would cut the name and run no test") {
+  // doctest_discover_tests registers each test case under its name; CMake
+  // splits lists at ';', so a name with one became a ctest test whose filter
+  // matched nothing and passed without running.
+  static const std::regex test_case(R"re(TEST_CASE\s*\(\s*"([^"]*)")re");
+  for (const fs::path& file : sources(fsicut::test::source_dir() / "tests")) {
+    std::ifstream in(file);
+    std::string line;
+    std::smatch m;
+    while (std::getline(in, line))
+      if (std::regex_search(line, m, test_case)) {
+        INFO(file.filename().string() << ": " << m[1]);
+        CHECK(m[1].str().find(';') == std::string::npos);
+      }
   }
 }

@@ -6,7 +6,7 @@
 
 using namespace fsicut;
 
-TEST_CASE("barycentric: the vertices, the centroid and random points are reproduced; off-plane points project") {
+TEST_CASE("barycentric: the vertices, the centroid and random points are reproduced - off-plane points project") {
   const Vec3 a(0.1, -0.2, 0.3), b(1.4, 0.1, -0.2), c(0.3, 0.9, 0.5);
   CHECK((mesh::barycentric(a, a, b, c) - Vec3(1, 0, 0)).norm() < 1e-14);
   CHECK((mesh::barycentric(b, a, b, c) - Vec3(0, 1, 0)).norm() < 1e-14);

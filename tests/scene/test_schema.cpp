@@ -48,7 +48,7 @@ void check_object(const std::string& where, const json& props, const json& resol
 
 }  // namespace
 
-TEST_CASE("a scene's $schema key is accepted and ignored; it must be a string") {
+TEST_CASE("a scene's $schema key is accepted and ignored - it must be a string") {
   const std::string body = R"("grid": { "resolution": [4, 4, 4], "cell_size": 0.25 } })";
   const scene::Scene s = scene::parse_scene(R"({ "$schema": "../schema.json", )" + body, "s.json", "/");
   CHECK(s.grid.cell_size == 0.25);

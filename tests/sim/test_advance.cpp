@@ -109,7 +109,7 @@ TEST_CASE("advance: a tally carried over counts against the frame's budget (mid-
   CHECK(tally.substeps == 3);
 }
 
-TEST_CASE("advance: frame k ends at k / fps, computed from k; a stretch that ends inside a frame leaves it open") {
+TEST_CASE("advance: frame k ends at k / fps computed from k - a stretch that ends inside a frame leaves it open") {
   sim::SimState s = falling_block(9.81, 50);
   CHECK(sim::frame_end(s, 0) == 0);
   CHECK(sim::frame_end(s, 7) == 7 * (1 / 30.0));

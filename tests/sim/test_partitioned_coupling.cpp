@@ -192,7 +192,7 @@ TEST_SUITE("coupling") {
     CHECK(relative(one.solution.pressure, weak.pressure) < 1e-8);
   }
 
-  TEST_CASE("partitioned: relaxation converges iff omega (1 + rho) < 2; xpm converges on both sides") {
+  TEST_CASE("partitioned: relaxation converges iff omega (1 + rho) < 2 - xpm converges on both sides") {
     // rho the spectral radius of the weak amplification T; the relaxed error
     // operator (1 - omega) I - omega T has eigenvalues 1 - omega (1 + lambda).
     const coupling::CoupledSystem base = light_box_system(500);
@@ -294,7 +294,7 @@ TEST_SUITE("coupling") {
 }
 
 TEST_SUITE("coupling") {
-  TEST_CASE("partitioned: conservative impulses conserve momentum to round-off; pressure impulses do not") {
+  TEST_CASE("partitioned: conservative impulses conserve momentum to round-off - pressure impulses do not") {
     // A free, undamped box crossing the surface of a tank: the liquid, the box
     // and the rest (walls, air) exchange momentum in the projection. With
     // conservative impulses what the box gets is what the liquid's faces lost
