@@ -16,10 +16,17 @@
 // the iterations) and the bandwidth floor of one plain PCG iteration in bytes
 // (the matrix of (33) once and six vectors). "peak_rss_mb": the process's peak
 // resident memory.
+// --dump-system DIR writes the last timed substep's system (33) for other
+// solvers (Matrix Market, io/matrix_market.hpp): DIR/matrix.mtx (its lower
+// triangle, both blocks scaled as solve_spd scales them), DIR/rhs.mtx, DIR/low_rank.mtx
+// when reduced bodies add U U^T to the pressure block (the system is then
+// matrix + [U; 0][U; 0]^T), and DIR/system.json (sizes, alpha, the scene's
+// tolerance).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -32,6 +39,8 @@
 #include "lib/core/parallel.hpp"
 #include "lib/coupling/coupled_projection.hpp"
 #include "lib/fluid/pressure_projection.hpp"
+#include "lib/io/atomic.hpp"
+#include "lib/io/matrix_market.hpp"
 #include "lib/sim/from_scene.hpp"
 #include "lib/scene/load.hpp"
 #include "lib/sim/run.hpp"
@@ -87,20 +96,46 @@ void time_coupled(const fsicut::coupling::CoupledSystem& sys, const fsicut::scen
                             (n + 1) * sizeof(int) + 6 * n * sizeof(fsicut::Real));
 }
 
+// The SPD system (33) of `sys` as solve_spd builds it, written under `folder`.
+void dump_system(const std::filesystem::path& folder, const char* scene, const fsicut::coupling::CoupledSystem& sys,
+                 const fsicut::scene::Coupling& c) {
+  const fsicut::coupling::SpdSystem spd = fsicut::coupling::spd_system(sys, fsicut::sim::coupled_settings(c));
+  fsicut::io::ensure_output_directory(folder);
+  // (33) is symmetric by construction; should round-off ever break that, the
+  // file says so (general) rather than storing half of a different matrix.
+  const bool symmetric = spd.matrix.isApprox(fsicut::linsolve::SparseMatrix(spd.matrix.transpose()), 0);
+  fsicut::io::write_matrix_market(folder / "matrix.mtx", spd.matrix,
+                                  symmetric ? fsicut::io::MatrixSymmetry::symmetric : fsicut::io::MatrixSymmetry::general);
+  fsicut::io::write_matrix_market(folder / "rhs.mtx", spd.rhs);
+  if (spd.low_rank.cols() > 0)
+    fsicut::io::write_matrix_market(folder / "low_rank.mtx", spd.low_rank, fsicut::io::MatrixSymmetry::general);
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "{\"scene\": \"%s\", \"unknowns\": %lld, \"pressure_rows\": %d, \"solid_dofs\": %d, "
+                "\"entries\": %lld, \"symmetric\": %s, \"low_rank\": %lld, \"alpha\": %.17g, \"tolerance\": %.17g}\n",
+                scene, static_cast<long long>(spd.matrix.rows()), sys.cells(), sys.dofs(),
+                static_cast<long long>(spd.matrix.nonZeros()), symmetric ? "true" : "false",
+                static_cast<long long>(spd.low_rank.cols()), spd.alpha,
+                c.tolerance);
+  fsicut::io::write_text_atomically(folder / "system.json", text);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
   fsicut::retain_freed_memory();
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s SCENE.json [STEPS] [--set /pointer=value ...]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s SCENE.json [STEPS] [--set /pointer=value ...] [--dump-system DIR]\n", argv[0]);
     return 64;
   }
   int steps = 20;
+  std::string dump;
   std::vector<fsicut::scene::Override> overrides;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--set" && i + 1 < argc) overrides.push_back(fsicut::scene::parse_override(argv[++i]));
+    else if (a == "--dump-system" && i + 1 < argc) dump = argv[++i];
     else steps = std::atoi(argv[i]);
   }
   try {
@@ -111,7 +146,7 @@ int main(int argc, char** argv) {
     std::map<std::string, std::vector<double>> per_stage;
     std::vector<double> iterations, unknowns, totals;
     CoupledTimes coupled;
-    std::optional<fsicut::coupling::CoupledSystem> system;
+    std::optional<fsicut::coupling::CoupledSystem> system, last_system;
     // Frame by frame, as fsicut runs the scene; each substep's stage times are
     // the growth of `times` since the last one.
     fsicut::StageTimes times;
@@ -124,6 +159,7 @@ int main(int argc, char** argv) {
       if (k++ > 0) {  // k = 0 is the warm-up: first-touch allocations, caches
         // After the step, so it does not disturb the stage timings.
         if (system) time_coupled(*system, state.scene.coupling, coupled);
+        if (system) last_system = system;
         double total = 0;
         for (const auto& [stage, t] : now_times) {
           const double s = t - (before.count(stage) ? before.at(stage) : 0.0);
@@ -164,6 +200,12 @@ int main(int argc, char** argv) {
                   median(coupled.solve), median(coupled.iterations), median(coupled.unknowns),
                   median(coupled.per_iteration), median(coupled.floor_bytes));
     std::printf(", \"peak_rss_mb\": %.6g}\n", peak_rss_mb());
+    if (!dump.empty()) {
+      if (!last_system)
+        throw fsicut::Error(fsicut::ExitCode::data, std::string(argv[1]) + ": --dump-system: no coupled system " +
+                                                        "was solved (the scene needs liquid and solids, and STEPS >= 1)");
+      dump_system(dump, argv[1], *last_system, state.scene.coupling);
+    }
     return 0;
   } catch (const fsicut::Error& e) {
     std::fprintf(stderr, "fsicut_bench_stages: %s\n", e.what());
