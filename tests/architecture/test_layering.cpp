@@ -33,9 +33,9 @@ int layer(const std::string& folder) {
   return it == LAYERS.end() ? -1 : static_cast<int>(it - LAYERS.begin());
 }
 
-// The lib/ folders a source file includes ("lib/<folder>/...").
-std::vector<std::string> included_folders(const fs::path& file) {
-  static const std::regex include(R"re(^\s*#\s*include\s*"lib/([a-z_]+)/)re");
+// The folders a source file includes from `root` ("<root>/<folder>/...").
+std::vector<std::string> included_folders(const fs::path& file, const std::string& root = "lib") {
+  const std::regex include("^\\s*#\\s*include\\s*\"" + root + "/([a-z_]+)/");
   std::vector<std::string> out;
   std::ifstream in(file);
   std::string line;
@@ -85,6 +85,14 @@ TEST_CASE("layering: only the driver knows the scene, in the library and in the 
           CHECK(used != "scene");
           CHECK(used != "sim");
         }
+    // Nor through the helpers of the driver's tests.
+    for (const fs::path& file : sources(root / "tests" / folder))
+      for (const std::string& used : included_folders(file, "tests")) {
+        INFO(file.lexically_relative(root).string() << " includes tests/" << used);
+        CHECK(used != "scene");
+        CHECK(used != "sim");
+        CHECK(used != "app");
+      }
   }
 }
 
