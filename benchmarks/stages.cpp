@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
       if (k++ > 0) {  // k = 0 is the warm-up: first-touch allocations, caches
         // After the step, so it does not disturb the stage timings.
         if (system) time_coupled(*system, state.scene.coupling, coupled);
-        if (system) last_system = system;
+        if (system && !dump.empty()) last_system = std::move(system);
         double total = 0;
         for (const auto& [stage, t] : now_times) {
           const double s = t - (before.count(stage) ? before.at(stage) : 0.0);

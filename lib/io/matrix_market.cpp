@@ -9,7 +9,7 @@
 namespace fsicut::io {
 namespace {
 
-// %.17g: the shortest printf form that reads back to the same double.
+// %.17g: enough significant digits that every double reads back exactly.
 void append_value(std::string& out, Real v) {
   char text[40];
   std::snprintf(text, sizeof text, "%.17g\n", v);
