@@ -11,6 +11,7 @@
 #include <openvdb/points/PointCount.h>
 #include <openvdb/tools/Composite.h>
 #include <openvdb/tools/ParticlesToLevelSet.h>
+#include <openvdb/tools/Prune.h>
 
 #include <algorithm>
 #include <cctype>
@@ -22,12 +23,14 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "lib/core/error.hpp"
 #include "lib/core/hash.hpp"
 #include "fsicut/core/version.hpp"
 #include "lib/io/atomic.hpp"
 #include "lib/levelset/liquid_sdf.hpp"
+#include "lib/levelset/particle_interior.hpp"
 
 namespace fsicut::io {
 
@@ -49,20 +52,40 @@ void initialize_openvdb() {
   std::call_once(once, [] { openvdb::initialize(); });
 }
 
-// The particle list interface ParticlesToLevelSet expects, over a 3 x n matrix.
+// The particle list interface ParticlesToLevelSet expects, over the columns
+// `which` of a 3 x n matrix.
 class ParticleList {
  public:
   using PosType = openvdb::Vec3R;
-  explicit ParticleList(const Points& points) : points_(points) {}
-  std::size_t size() const { return static_cast<std::size_t>(points_.cols()); }
+  ParticleList(const Points& points, const std::vector<Index>& which) : points_(points), which_(which) {}
+  std::size_t size() const { return which_.size(); }
   void getPos(std::size_t n, openvdb::Vec3R& xyz) const {
-    const auto p = points_.col(static_cast<Index>(n));
+    const auto p = points_.col(which_[n]);
     xyz = openvdb::Vec3R(p.x(), p.y(), p.z());
   }
 
  private:
   const Points& points_;
+  const std::vector<Index>& which_;
 };
+
+// Sets every voxel whose centre lies in a deep cell of `interior` to the
+// inside value -background, inactive, and prunes uniform nodes to tiles: the
+// level set's interior, which the skipped particles' balls lie in.
+void fill_interior(openvdb::FloatGrid& grid, const levelset::ParticleInterior& interior) {
+  const Real voxel = grid.voxelSize()[0];
+  const float inside = -grid.background();
+  // Voxel v of cell c: c * cell <= v * voxel < (c + 1) * cell.
+  const auto first_voxel = [&](int c) { return static_cast<int>(std::ceil(c * interior.cell() / voxel)); };
+  for (const levelset::ParticleInterior::Run& run : interior.deep_runs()) {
+    const openvdb::Coord lo(first_voxel(run.first.x()), first_voxel(run.first.y()), first_voxel(run.first.z()));
+    const openvdb::Coord hi(first_voxel(run.first.x() + run.length) - 1, first_voxel(run.first.y() + 1) - 1,
+                            first_voxel(run.first.z() + 1) - 1);
+    if (lo.x() <= hi.x() && lo.y() <= hi.y() && lo.z() <= hi.z())
+      grid.tree().fill(openvdb::CoordBBox(lo, hi), inside, /*active=*/false);
+  }
+  openvdb::tools::pruneLevelSet(grid.tree());
+}
 
 std::string quote_path(const std::filesystem::path& path) { return "\"" + path.string() + "\""; }
 
@@ -222,7 +245,11 @@ FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& par
   } else {
     openvdb::FloatGrid::Ptr raw =
         openvdb::createLevelSet<openvdb::FloatGrid>(voxel_size, RASTER_HALF_WIDTH);
-    ParticleList list(particles);
+    // Only the balls that reach out of the liquid's deep interior are
+    // rasterized; the interior is filled as inside (levelset/particle_interior).
+    const levelset::ParticleInterior interior(particles, particle_radius / levelset::PARTICLE_RADIUS_CELLS);
+    const std::vector<Index> surface = interior.surface_particles(particles, particle_radius);
+    ParticleList list(particles, surface);
     openvdb::tools::ParticlesToLevelSet<openvdb::FloatGrid> raster(*raw);
     // Our spheres are a physical choice, not a rendering one: keep them however
     // small (OpenVDB's default minimum of 1.5 voxels would silently drop every
@@ -235,6 +262,7 @@ FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& par
       throw SimulationError("writing " + path.string() + ": OpenVDB ignored " +
                             std::to_string(raster.getMinCount() + raster.getMaxCount()) +
                             " particles");
+    fill_interior(*raw, interior);
     // The raw union min_p |x - p| - r is a distance only outside: inside it
     // never gets deeper than -r, so with sphere radii below the band width the
     // whole interior is "near the surface" (levelSetVolume was off by -30%,

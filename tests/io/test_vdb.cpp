@@ -2,6 +2,8 @@
 
 #include <openvdb/openvdb.h>
 #include <openvdb/io/File.h>
+#include <openvdb/tools/LevelSetRebuild.h>
+#include <openvdb/tools/ParticlesToLevelSet.h>
 
 #include <cmath>
 #include <fstream>
@@ -11,6 +13,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/io/vdb.hpp"
+#include "lib/levelset/particle_interior.hpp"
 #include "tests/support.hpp"
 
 using namespace fsicut;
@@ -192,4 +195,48 @@ TEST_CASE("write_liquid_vdb / read_vdb_info: errors") {
     MESSAGE("garbage file: " << std::string(e.what()));
     CHECK(e.code() == ExitCode::data);
   }
+}
+
+TEST_CASE("write_liquid_vdb: the deep interior is filled, not rasterized, and the surface is that of all balls") {
+  test::ScratchDir dir("io-vdb");
+  const Real dx = 0.05, voxel = dx / 2, r = io::liquid_particle_radius(dx);
+  // A 16^3-cell block, and spray: lone particles 1 to 3 cells off its top.
+  const Points block = seed_particles(dx, Vec3i(2, 2, 2), Vec3i(18, 18, 18), [](const Vec3&) { return true; });
+  Points p(3, block.cols() + 12);
+  p.leftCols(block.cols()) = block;
+  for (int s = 0; s < 12; ++s) p.col(block.cols() + s) = Vec3((4 + s) * dx, (19 + s % 3) * dx, 10.3 * dx);
+  const levelset::ParticleInterior interior(p, dx);
+  const Index rasterized = static_cast<Index>(interior.surface_particles(p, r).size());
+  MESSAGE(p.cols() << " particles, " << rasterized << " outside the deep interior");
+  CHECK(rasterized < p.cols() / 2);
+
+  const fs::path path = dir / "block.vdb";
+  io::write_liquid_vdb(path, p, r, voxel, {});
+  openvdb::io::File file(path.string());
+  file.open();
+  const openvdb::FloatGrid::Ptr ours = openvdb::gridPtrCast<openvdb::FloatGrid>(file.readGrid("surface"));
+  file.close();
+  // The union of ALL balls, rasterized and rebuilt as vdb.hpp describes.
+  const openvdb::FloatGrid::Ptr raw = openvdb::createLevelSet<openvdb::FloatGrid>(voxel, 2);
+  std::vector<openvdb::Vec3R> all;
+  for (Index q = 0; q < p.cols(); ++q) all.emplace_back(p(0, q), p(1, q), p(2, q));
+  struct List {
+    using PosType = openvdb::Vec3R;
+    const std::vector<openvdb::Vec3R>& xs;
+    std::size_t size() const { return xs.size(); }
+    void getPos(std::size_t n, openvdb::Vec3R& x) const { x = xs[n]; }
+  } list{all};
+  openvdb::tools::ParticlesToLevelSet<openvdb::FloatGrid> raster(*raw);
+  raster.setRmin(0);
+  raster.rasterizeSpheres(list, r);
+  raster.finalize();
+  const openvdb::FloatGrid::Ptr full = openvdb::tools::levelSetRebuild(*raw, 0.0f, io::VDB_HALF_WIDTH);
+
+  CHECK(ours->activeVoxelCount() == full->activeVoxelCount());
+  const openvdb::FloatGrid::ConstAccessor at = ours->getConstAccessor();
+  float worst = 0;
+  for (auto it = full->cbeginValueOn(); it; ++it) worst = std::max(worst, std::abs(at.getValue(it.getCoord()) - *it));
+  MESSAGE("largest difference to the union of all balls over its band: " << worst / voxel << " voxel");
+  CHECK(worst < 1e-4 * voxel);
+  CHECK(io::sample_vdb(path, Vec3(10, 10, 10) * dx) == doctest::Approx(-io::VDB_HALF_WIDTH * voxel).epsilon(1e-6));
 }
