@@ -174,10 +174,8 @@ bool resume(fsicut::sim::SimState& state, fsicut::sim::RunProgress& progress, bo
 int main(int argc, char** argv) {
   // Idle OpenMP threads sleep instead of spinning unless the user says
   // otherwise: on a shared workstation or farm node a spinning team steals
-  // the cores other jobs need (measured here with an oversubscribed machine:
-  // a 343-node solid solve went from 30 ms to 1 s per step when spinning).
-  // Must happen before the OpenMP runtime starts.
-  setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
+  // the cores other jobs need (core/parallel.hpp).
+  fsicut::use_passive_wait_policy(argv);
   fsicut::retain_freed_memory();
   CLI::App app{"fsicut: two-way coupled free-surface liquids and deformable solids"};
   Options options;

@@ -49,7 +49,7 @@ void report(const char* name, int reps, const F& f, const char* sep) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+  fsicut::use_passive_wait_policy(argv);
   fsicut::retain_freed_memory();
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s SCENE.json [SUBSTEPS] [REPS] [--set /pointer=value ...]\n", argv[0]);

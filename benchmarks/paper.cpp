@@ -339,7 +339,7 @@ int stability(const Parsed& p) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+  fsicut::use_passive_wait_policy(argv);
   fsicut::retain_freed_memory();
   const std::string mode = argc > 1 ? argv[1] : "";
   if (argc < 3 || (mode != "matrices" && mode != "stability")) {

@@ -123,7 +123,7 @@ void dump_system(const std::filesystem::path& folder, const char* scene, const f
 }  // namespace
 
 int main(int argc, char** argv) {
-  setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+  fsicut::use_passive_wait_policy(argv);
   fsicut::retain_freed_memory();
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s SCENE.json [STEPS] [--set /pointer=value ...] [--dump-system DIR]\n", argv[0]);

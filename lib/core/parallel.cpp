@@ -1,12 +1,19 @@
 #include "lib/core/parallel.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <string>
 #include <thread>
 
 namespace fsicut {
+
+void use_passive_wait_policy(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY")) return;
+  if (setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0) return;
+  execv("/proc/self/exe", argv);
+}
 
 void set_threads(int n) {
   if (n <= 0) {

@@ -20,15 +20,14 @@
 #include <vector>
 
 #include "lib/checkpoint/files.hpp"
+#include "lib/core/background_task.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/parallel.hpp"
 #include "lib/core/log.hpp"
 #include "lib/io/atomic.hpp"
-#include "lib/io/frame.hpp"
 #include "lib/io/lock.hpp"
-#include "lib/io/obj.hpp"
-#include "lib/io/vdb.hpp"
 #include "lib/sim/advance.hpp"
+#include "lib/sim/frame_output.hpp"
 #include "lib/sim/stats.hpp"
 #include "lib/sim/step.hpp"
 
@@ -39,6 +38,8 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* STAGE_OUTPUT = "output";
+constexpr const char* OUTPUT_WAIT = "output_wait";
+constexpr const char* OTHER = "other";
 // Relative change of liquid_volume from frame 0 past which the run warns. The
 // method does not conserve volume exactly (particles cluster, splashes thin
 // out below a cell): a few % over a dam break is normal; 10 % means the
@@ -47,18 +48,6 @@ constexpr Real LIQUID_VOLUME_DRIFT_WARNING = 0.1;
 // A frame is done when less than this fraction of a frame remains (as in
 // advance_to): a stop request after its last substep waits for its outputs.
 constexpr Real FRAME_END_SLACK = 1e-12;
-
-std::string numbered(const std::string& stem, int frame, const char* extension) {
-  char digits[16];
-  std::snprintf(digits, sizeof digits, "%04d", frame);
-  return stem + "." + digits + extension;
-}
-
-// Liquid VDB voxels default to half a grid cell: the particles resolve the
-// surface finer than the grid does, and a renderer sees less voxel stepping.
-Real vdb_voxel_size(const scene::Scene& scene) {
-  return scene.output.voxel_size ? *scene.output.voxel_size : scene.grid.cell_size / 2;
-}
 
 // manifest.tsv: one line per frame file fsicut wrote into the folder, "name
 // TAB size TAB fnv1a (16 hex digits)", sorted by name, rewritten atomically
@@ -90,46 +79,12 @@ void write_manifest(const fs::path& dir, const Manifest& manifest) {
   io::write_text_atomically(dir / MANIFEST_FILE, text);
 }
 
-// The names of the files frame `frame` of this scene writes.
-std::vector<std::string> frame_file_names(const SimState& state, int frame) {
-  const scene::Output& out = state.scene.output;
-  std::vector<std::string> names;
-  if (state.liquid && out.liquid) names.push_back(numbered("liquid", frame, ".vdb"));
-  if (out.solids)
-    for (const solid::Body& b : state.solids) names.push_back(numbered(b.name, frame, ".obj"));
-  return names;
-}
-
-void write_frame(const SimState& state, const fs::path& dir, Manifest& manifest) {
-  const scene::Output& out = state.scene.output;
-  const io::UpAxis up = out.up_axis == scene::Output::UpAxis::z ? io::UpAxis::z : io::UpAxis::y;
-  if (state.liquid && out.liquid) {
-    const std::string name = numbered("liquid", state.frame, ".vdb");
-    const fluid::Liquid& liquid = *state.liquid;
-    io::VelocityField velocity;
-    if (out.liquid_velocity)
-      velocity = [&liquid, up](const Vec3& x) {
-        const Vec3 u = grid::interpolate_velocity(liquid.grid, liquid.velocity, io::from_output_frame(x, up));
-        return io::to_output_frame(u, up);
-      };
-    manifest[name] = io::write_liquid_vdb(dir / name, io::to_output_frame(liquid.particles, up),
-                                          liquid.particle_radius, vdb_voxel_size(state.scene),
-                                          io::VdbMetadata{state.frame, state.time}, velocity,
-                                          out.liquid_particles);
-  }
-  if (out.solids)
-    for (const solid::Body& b : state.solids) {
-      const std::string name = numbered(b.name, state.frame, ".obj");
-      manifest[name] = io::write_obj(dir / name, io::to_output_frame(b.x, up), b.mesh.boundary, b.name);
-    }
-}
-
 // Whether every output file of the current frame is on disk with the size and
 // checksum the manifest recorded when it was written. A file the manifest does
 // not know (an older fsicut wrote it, or the manifest was lost) does not count:
 // rewriting a frame is cheap, keeping a damaged one costs a render.
-bool frame_verified(const SimState& state, const fs::path& dir, const Manifest& manifest) {
-  for (const std::string& name : frame_file_names(state, state.frame)) {
+bool frame_verified(const FrameOutput& out, const fs::path& dir, const Manifest& manifest) {
+  for (const std::string& name : file_names(out)) {
     const auto recorded = manifest.find(name);
     if (recorded == manifest.end()) return false;
     const std::optional<io::FileDigest> on_disk = io::digest_file(dir / name);
@@ -234,11 +189,11 @@ struct SanityWarnings {
   bool volume_drift = false;
 };
 
-// After each frame's stats: warns about inverted tetrahedra (naming the solid
+// At each frame's end (`initial`: frame 0's liquid volume [m^3]): warns about inverted tetrahedra (naming the solid
 // and the frame) and about liquid volume drift beyond
 // LIQUID_VOLUME_DRIFT_WARNING; with `strict`, inverted tetrahedra are a
 // SimulationError (exit 70) instead.
-void check_sanity(const SimState& state, const std::string& stats_text, SanityWarnings& warned, bool strict) {
+void check_sanity(const SimState& state, std::optional<Real> initial, SanityWarnings& warned, bool strict) {
   warned.inverted.resize(state.solids.size(), false);
   for (std::size_t i = 0; i < state.solids.size(); ++i) {
     const Index inverted = inverted_elements(state.solids[i]);
@@ -252,7 +207,6 @@ void check_sanity(const SimState& state, const std::string& stats_text, SanityWa
     warned.inverted[i] = true;
   }
   if (!state.liquid || warned.volume_drift) return;
-  const std::optional<Real> initial = first_liquid_volume(stats_text);
   const Real now = fluid::liquid_volume(*state.liquid);
   if (initial && *initial > 0 && std::abs(now - *initial) > LIQUID_VOLUME_DRIFT_WARNING * *initial) {
     char message[256];
@@ -299,6 +253,13 @@ void prepare_folder(const SimState& state, const fs::path& dir, const Manifest& 
 
 // The frame loop of one run: its folder, the loop state a checkpoint keeps, and
 // what ends a frame (outputs, stats, sanity, checkpoints, the callback).
+//
+// Each frame's files, its stats line and its checkpoint are written by one job
+// on `writer_` while the next frame steps (at most one frame in flight). The
+// job owns manifest_ and progress_.stats while it runs; the loop touches them
+// only after writer_.wait(). A frame is reported (on_frame) once its job is
+// done, from the loop's thread: after a substep that finds it done, or when
+// the next frame waits for it.
 class FrameLoop {
  public:
   FrameLoop(SimState& state, const FrameCallback& on_frame, const RunControl& control)
@@ -308,40 +269,55 @@ class FrameLoop {
   void run() {
     io::ensure_output_directory(dir_);
     const io::FolderLock lock(dir_);
+    // Before the lock goes, whatever ends the run: no job writes into a folder
+    // another run may have taken.
+    const struct Drain {
+      BackgroundTask& writer;
+      ~Drain() { writer.finish(); }
+    } drain{writer_};
     remove_stale_temporaries(dir_);
     manifest_ = resumed_ ? read_manifest(dir_) : Manifest{};
     prepare_folder(state_, dir_, manifest_, resumed_);
     if (resumed_) progress_ = *control_.resumed;
     else checkpoint::remove_all(dir_);
+    if (resumed_) initial_volume_ = first_liquid_volume(progress_.stats);
+    else if (state_.liquid) initial_volume_ = fluid::liquid_volume(*state_.liquid);
     if (!resumed_) {
       FrameStats st = empty_stats(state_);
-      finish_frame(st, Clock::now());
+      finish_frame(st, Clock::now(), 0);
     }
     while (state_.frame < state_.scene.time.frames) {
+      report_written();
       if (stopped()) throw interrupted(save(progress_.mid_frame, progress_.partial));
       const auto started = Clock::now();
-      FrameStats st = advance_one_frame();
-      finish_frame(st, started);
+      Real stepped = 0;
+      FrameStats st = advance_one_frame(stepped);
+      finish_frame(st, started, stepped);
     }
+    writer_.wait();
+    report_written();
   }
 
  private:
   // The next frame to its end; a mid-frame checkpoint's frame continues with
   // its statistics (its substep count bounds the remaining substeps).
-  FrameStats advance_one_frame() {
+  // `stepped`: the stage seconds this call added [s].
+  FrameStats advance_one_frame(Real& stepped) {
     const Real end = frame_end(state_, state_.frame + 1);
     StageTimes times;
     FrameStats st = empty_stats(state_);
     if (progress_.mid_frame) {
       st = progress_.partial;
       for (const auto& [stage, seconds] : st.seconds)
-        if (stage != STAGE_OUTPUT) times.add(stage, seconds);
+        if (stage != STAGE_OUTPUT && stage != OUTPUT_WAIT && stage != OTHER) times.add(stage, seconds);
       progress_.mid_frame = false;
     }
+    const Real before = total(times);
     // A stop request is honoured after the substep under way; at the frame's
     // end it waits for the frame's outputs.
     AdvanceHooks hooks;
     hooks.after_substep = [&](const SimState&, const StepReport&) {
+      report_written();
       if (stopped() && end - state_.time > FRAME_END_SLACK / state_.scene.time.fps) {
         for (const auto& [stage, seconds] : times.seconds()) st.seconds[stage] = seconds;
         throw interrupted(save(true, st));
@@ -351,32 +327,81 @@ class FrameLoop {
     st.frame = state_.frame;
     st.time = state_.time;
     for (const auto& [stage, seconds] : times.seconds()) st.seconds[stage] = seconds;
+    stepped = total(times) - before;
     return st;
   }
 
-  void finish_frame(FrameStats& st, Clock::time_point started) {
-    const scene::Scene& scene = state_.scene;
-    const auto output_start = Clock::now();
-    if (!resumed_ || control_.rewrite_existing || !frame_verified(state_, dir_, manifest_)) {
-      write_frame(state_, dir_, manifest_);
-      write_manifest(dir_, manifest_);
-    }
-    st.seconds[STAGE_OUTPUT] = std::chrono::duration<double>(Clock::now() - output_start).count();
-    // The whole file is rewritten each frame: a reader never sees a partial line.
-    progress_.stats += stats_line(state_, st) + "\n";
-    io::write_text_atomically(dir_ / "stats.jsonl", progress_.stats);
-    check_sanity(state_, progress_.stats, sanity_, control_.strict);
-    // After the frame's outputs: a checkpoint never refers to a frame that is
-    // not on disk. The last frame gets one too, so a run can be extended.
-    const int every = scene.output.checkpoint_every;
-    if (every > 0 && state_.frame > 0 && (state_.frame % every == 0 || state_.frame == scene.time.frames))
-      save(false, {});
-    if (on_frame_)
-      on_frame_(FrameReport{state_.frame, scene.time.frames, state_.time, st.substeps,
-                            std::chrono::duration<double>(Clock::now() - started).count()});
+  static Real total(const StageTimes& times) {
+    Real sum = 0;
+    for (const auto& [stage, seconds] : times.seconds()) sum += seconds;
+    return sum;
   }
 
+  // Captures the frame, checks it, and hands its writing to writer_. The
+  // frame's seconds: the stages, `output_wait` (waiting here for the previous
+  // frame's job), `other` (the rest of this frame's wall time since `started`:
+  // work between the stages, capturing, stats), which add up to the frame's
+  // wall time, and `output` (its files, written by the job beside the next frame).
+  void finish_frame(FrameStats& st, Clock::time_point started, Real stepped) {
+    const scene::Scene& scene = state_.scene;
+    FrameOutput out = capture_frame(state_);
+    nlohmann::json record = frame_record(state_, st);
+    const int every = scene.output.checkpoint_every;
+    // A checkpoint never refers to a frame that is not on disk: the job writes
+    // it after the frame. The last frame gets one too, so a run can be extended.
+    std::optional<checkpoint::Snapshot> snapshot;
+    if (every > 0 && state_.frame > 0 && (state_.frame % every == 0 || state_.frame == scene.time.frames))
+      snapshot = to_snapshot(state_, RunProgress{});
+    const FrameReport report{state_.frame, scene.time.frames, state_.time, st.substeps, 0};
+
+    const Real waited = writer_.wait();
+    report_written();
+    st.seconds[OUTPUT_WAIT] = waited;
+    const Real wall = std::chrono::duration<double>(Clock::now() - started).count();
+    st.seconds[OTHER] = std::max(0.0, wall - stepped - waited);
+    unreported_ = report;
+    unreported_->seconds = wall;
+    writer_.run([this, out = std::move(out), record = std::move(record), seconds = st.seconds,
+                 snapshot = std::move(snapshot)]() mutable {
+      write_job(out, std::move(record), std::move(seconds), std::move(snapshot));
+    });
+    // After the hand-over: a strict stop still leaves this frame on disk.
+    check_sanity(state_, initial_volume_, sanity_, control_.strict);
+  }
+
+  // On writer_: the frame's files and manifest (a resumed run keeps the
+  // frames already on disk as written), its stats line, its checkpoint.
+  void write_job(const FrameOutput& out, nlohmann::json record, std::map<std::string, double> seconds,
+                 std::optional<checkpoint::Snapshot> snapshot) {
+    const auto start = Clock::now();
+    if (!resumed_ || control_.rewrite_existing || !frame_verified(out, dir_, manifest_)) {
+      for (const auto& [name, digest] : write_frame(out, dir_)) manifest_[name] = digest;
+      write_manifest(dir_, manifest_);
+    }
+    seconds[STAGE_OUTPUT] = std::chrono::duration<double>(Clock::now() - start).count();
+    // The whole file is rewritten each frame: a reader never sees a partial line.
+    progress_.stats += stats_line(std::move(record), seconds) + "\n";
+    io::write_text_atomically(dir_ / "stats.jsonl", progress_.stats);
+    if (snapshot) {
+      snapshot->stats = progress_.stats;
+      checkpoint::write(dir_, *snapshot, state_.scene.output.checkpoint_keep);
+    }
+  }
+
+  // Calls on_frame for the frame whose job is done, if any; rethrows the
+  // job's error.
+  void report_written() {
+    if (!unreported_ || !writer_.idle()) return;
+    writer_.wait();
+    const FrameReport report = *unreported_;
+    unreported_.reset();
+    if (on_frame_) on_frame_(report);
+  }
+
+  // A checkpoint of the state now, after the frames on their way to disk.
   fs::path save(bool mid_frame, const FrameStats& partial) {
+    writer_.wait();
+    report_written();
     progress_.mid_frame = mid_frame;
     progress_.partial = mid_frame ? partial : FrameStats{};
     return write_checkpoint(dir_, state_, progress_, state_.scene.output.checkpoint_keep);
@@ -401,6 +426,10 @@ class FrameLoop {
   Manifest manifest_;
   RunProgress progress_;
   SanityWarnings sanity_;
+  std::optional<Real> initial_volume_;
+  std::optional<FrameReport> unreported_;
+  // Last: destroyed (finishing its job, which uses the members above) first.
+  BackgroundTask writer_;
 };
 
 }  // namespace

@@ -24,7 +24,8 @@
 // again; a frame the manifest does not list is kept with a warning).
 //
 // Stopping and resuming: when RunControl::stop becomes non-zero (a signal
-// handler sets it), the run finishes the substep under way, writes a
+// handler sets it), the run finishes the substep under way and the frame
+// being written, writes a
 // checkpoint of that state (mid-frame if need be: the state is consistent
 // after every substep) and throws Error(temp_fail = 75). A resumed run
 // (RunControl::resumed, from resume_checkpoint in snapshot.hpp) continues from the restored
@@ -45,7 +46,7 @@ struct FrameReport {
   int frames = 0;        // the last frame of the run
   Real time = 0;         // simulated time at the frame [s]
   int substeps = 0;      // substeps this frame took
-  double seconds = 0;    // wall time of this frame, output included [s]
+  double seconds = 0;    // wall time of this frame: its substeps, and waiting for the previous frame's files [s]
 };
 
 using FrameCallback = std::function<void(const FrameReport&)>;
@@ -67,8 +68,11 @@ struct RunControl {
 };
 
 // Runs state.scene.time.frames frames into state.scene.output.directory,
-// calling `on_frame` after each frame is on disk (frame 0 included, except
-// when resuming).
+// calling `on_frame` once each frame is on disk (frame 0 included, except
+// when resuming), from the calling thread: a frame's files are written on a
+// thread of their own while the next frame steps (at most one frame in
+// flight), and the frame is reported after the first substep that finds them
+// written, or when the next frame waits for them.
 // Substeps: sim::advance_to from one frame end to the next (the CFL rule and
 // the budget are in advance.hpp); a frame never takes more than
 // time.max_substeps substeps (past that dt grows beyond the CFL limit, and the

@@ -1,5 +1,7 @@
 #include "lib/sim/stats.hpp"
 
+#include <cstdlib>
+
 #include <nlohmann/json.hpp>
 
 #include "fsicut/core/version.hpp"
@@ -12,7 +14,7 @@ using json = nlohmann::json;
 json vec(const Vec3& v) { return json::array({v[0], v[1], v[2]}); }
 }  // namespace
 
-std::string stats_line(const SimState& state, const FrameStats& s) {
+json frame_record(const SimState& state, const FrameStats& s) {
   json j;
   j["frame"] = s.frame;
   j["time"] = s.time;
@@ -58,9 +60,17 @@ std::string stats_line(const SimState& state, const FrameStats& s) {
     }
     j["solids"].push_back(solid);
   }
-  j["seconds"] = json::object();
-  for (const auto& [stage, seconds] : s.seconds) j["seconds"][stage] = seconds;
-  return j.dump();
+  return j;
+}
+
+std::string stats_line(json record, const std::map<std::string, double>& seconds) {
+  record["seconds"] = json::object();
+  for (const auto& [stage, value] : seconds) record["seconds"][stage] = value;
+  return record.dump();
+}
+
+std::string stats_line(const SimState& state, const FrameStats& stats) {
+  return stats_line(frame_record(state, stats), stats.seconds);
 }
 
 Index inverted_elements(const solid::Body& body) {
@@ -97,6 +107,8 @@ std::string run_record(const SimState& state, int threads) {
   j["fsicut_version"] = VERSION;
   j["libraries"] = LIBRARY_VERSIONS;
   j["threads"] = threads;
+  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
+  j["omp_wait_policy"] = wait_policy ? wait_policy : "";
   j["scene_file"] = state.scene.file;
   j["scene"] = json::parse(scene::to_json(state.scene));
   return j.dump(2) + "\n";

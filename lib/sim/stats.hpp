@@ -1,6 +1,8 @@
 #pragma once
 // Per-frame statistics: one line of stats.jsonl, and run.json.
 #include <map>
+
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +47,13 @@ struct FrameStats {
 // tolerance: the system cannot be solved more accurately in double precision.
 std::string stats_line(const SimState& state, const FrameStats& stats);
 
+// stats_line in two parts, for a frame whose files are written after the
+// state has moved on: the frame's record (every key but `seconds`), taken from
+// the state at the frame's end, and the line made from it once the seconds are
+// known. stats_line(frame_record(state, s), s.seconds) == stats_line(state, s).
+nlohmann::json frame_record(const SimState& state, const FrameStats& stats);
+std::string stats_line(nlohmann::json record, const std::map<std::string, double>& seconds);
+
 // Tetrahedra of `body` turned inside out or flattened at its current
 // positions: det F <= 0, i.e. a signed volume <= 0 (rest volumes are positive);
 // a quadratic element counts when any of its 8 sub-tets (mesh/quadratic.hpp) does.
@@ -56,7 +65,8 @@ Index inverted_elements(const solid::Body& body);
 // the reference for the liquid volume drift warning (run.hpp).
 std::optional<Real> first_liquid_volume(const std::string& stats_text);
 
-// The run record: fsicut and library versions, threads, the resolved scene.
+// The run record: fsicut and library versions, threads, OMP_WAIT_POLICY as the
+// run saw it ("" when unset), the resolved scene.
 std::string run_record(const SimState& state, int threads);
 
 }  // namespace fsicut::sim

@@ -169,7 +169,7 @@ TEST_CASE("a solid-only run writes run.json, one OBJ per frame and a stats line 
                           "\"solver\"", "\"iterations\"", "\"relative_residual\"", "\"converged\"",
                           "\"met_tolerance\"", "\"round_off_floor\"", "\"solids\"", "\"centroid\"",
                           "\"volume\"", "\"mean_velocity\"", "\"kinetic_energy\"", "\"elastic_energy\"", "\"seconds\"",
-                          "\"output\""})
+                          "\"output\"", "\"output_wait\"", "\"other\""})
     CHECK(contains(stats, key));
   // No temporary files are left behind.
   for (const auto& e : fs::directory_iterator(out)) CHECK(e.path().filename().string()[0] != '.');
@@ -274,4 +274,22 @@ TEST_CASE("--threads 1 and --threads 2 give the same results up to round-off") {
           numbers_in(physics(fsicut::test::read_file(dir / "l2" / "stats.jsonl"))), ROUND_OFF);
   compare(numbers_in(fsicut::test::read_file(dir / "s1" / "cube.0003.obj")),
           numbers_in(fsicut::test::read_file(dir / "s2" / "cube.0003.obj")), ROUND_OFF);
+}
+
+TEST_CASE("fsicut's idle OpenMP threads sleep unless the user chose a wait policy") {
+  ScratchDir dir("cli");
+  const fs::path scene = write_scene(
+      dir, "{ " + GRID + R"(, "time": { "frames": 1 }, "solids": [ { "name": "cube", "mesh": { "type": "box", "min": [0.3,0.3,0.3], "max": [0.5,0.5,0.5], "cells": [2,2,2] } } ] })");
+  const fs::path out = dir / "out";
+  // libgomp reads OMP_WAIT_POLICY before main, so fsicut runs itself again
+  // with it set; run.json records what the run saw. (The suite itself runs
+  // under OMP_WAIT_POLICY=PASSIVE, tests/CMakeLists.txt: env sets both cases.)
+  const auto policy = [&](const std::string& env) {
+    const std::string command = "env " + env + " " + quoted(fsicut::test::fsicut_exe().string()) + " -q -o " +
+                                quoted(out.string()) + " " + quoted(scene.string());
+    REQUIRE(std::system(command.c_str()) == 0);
+    return fsicut::test::read_file(out / "run.json");
+  };
+  CHECK(contains(policy("-u OMP_WAIT_POLICY"), "\"omp_wait_policy\": \"PASSIVE\""));
+  CHECK(contains(policy("OMP_WAIT_POLICY=ACTIVE"), "\"omp_wait_policy\": \"ACTIVE\""));
 }

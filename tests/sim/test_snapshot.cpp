@@ -301,8 +301,8 @@ TEST_CASE("a snapshot that does not fit the scene's grid or solids is refused na
 }
 
 TEST_CASE("a stopped run checkpoints and throws temp_fail - its resume writes the same frames") {
-  // The flag is raised after frame 1 is on disk: the run stops before the
-  // first substep of frame 2. (Stops inside a frame: tests/app/test_resume.)
+  // The flag is raised once frame 1 is on disk: the run stops at its next
+  // check, before or inside frame 2. (Stops inside a frame: tests/app/test_resume.)
   ScratchDir dir("checkpoint");
   const fs::path ref = dir / "ref", cut = dir / "cut";
   sim::SimState r = build(LIQUID_SCENE, ref);
@@ -322,7 +322,9 @@ TEST_CASE("a stopped run checkpoints and throws temp_fail - its resume writes th
   sim::SimState t = build(LIQUID_SCENE, cut);
   sim::RunProgress p;
   REQUIRE(sim::resume_checkpoint(cut, t, p, false));
-  CHECK(t.frame == 1);
+  // Frame 1 is reported once written, while frame 2 steps: the stop comes
+  // inside frame 2 or at its end.
+  CHECK((t.frame == 1 || t.frame == 2));
   sim::RunControl resumed;
   resumed.resumed = &p;
   sim::run(t, {}, resumed);

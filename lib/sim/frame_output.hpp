@@ -1,0 +1,65 @@
+#pragma once
+// One frame's output files (DESIGN.md section 4): `liquid.NNNN.vdb` and
+// `<solid>.NNNN.obj`, captured from the state so that they can be written
+// while the simulation goes on (sim/run.cpp hands them to a BackgroundTask).
+//
+// capture_frame copies what the files need, already in the output frame
+// (output/up_axis): the marker particles, each solid's boundary positions and
+// triangles, and the grid and face velocities when output/liquid_velocity asks
+// for the velocity grid. write_frame writes the files from that copy alone, so
+// the state may change meanwhile and the bytes are those the state had when it
+// was captured. Memory: one copy of the particles (24 bytes each) and of the
+// solids' surfaces, plus the face velocities with output/liquid_velocity.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/io/atomic.hpp"
+#include "lib/io/frame.hpp"
+#include "lib/sim/state.hpp"
+
+namespace fsicut::sim {
+
+struct LiquidOutput {
+  Points particles;          // 3 x #particles, output frame [m]
+  Real particle_radius = 0;  // [m]
+  Real voxel_size = 0;       // [m]
+  bool with_particles = false;                  // output/liquid_particles
+  std::optional<grid::MacGrid> velocity_grid;   // set with output/liquid_velocity
+  grid::MacVelocity velocity;                   // [m/s], simulation frame
+};
+
+struct SolidOutput {
+  std::string name;
+  Points vertices;                          // 3 x #nodes, output frame [m]
+  std::vector<mesh::Triangle> triangles;    // the rest mesh's outward boundary
+};
+
+struct FrameOutput {
+  int frame = 0;
+  Real time = 0;  // [s]
+  io::UpAxis up = io::UpAxis::y;
+  std::optional<LiquidOutput> liquid;  // scenes with liquid and output/liquid
+  std::vector<SolidOutput> solids;     // output/solids
+};
+
+// "<stem>.NNNN<extension>" (at least 4 digits).
+std::string numbered(const std::string& stem, int frame, const char* extension);
+
+// What frame `state.frame` writes, copied out of `state`.
+FrameOutput capture_frame(const SimState& state);
+
+// The names of the files `out` writes, and of those frame `frame` of `state`'s
+// scene writes.
+std::vector<std::string> file_names(const FrameOutput& out);
+std::vector<std::string> frame_file_names(const SimState& state, int frame);
+
+// Writes the files of `out` into `dir`, each atomically (io/atomic.hpp), and
+// returns their digests by name. Throws SimulationError (70) for a non-finite
+// position or velocity, OutputError (73/74) when a file cannot be written; a
+// file written before the failure stays (it is complete).
+std::map<std::string, io::FileDigest> write_frame(const FrameOutput& out, const std::filesystem::path& dir);
+
+}  // namespace fsicut::sim
