@@ -20,6 +20,13 @@ constexpr Real MAX_DENSITY = 1e6;          // [kg/m^3]
 constexpr Real MAX_DAMPING_MASS = 1e6;     // tau_m [1/s]
 constexpr Real MAX_DAMPING_STIFFNESS = 1e3;  // tau_k [s]
 
+// The partitioned iteration stops when the solids' velocity changes by less
+// than tolerance cells per substep. The CFL condition lets nothing move more
+// than about one cell per substep (time/cfl): a tolerance of a whole cell
+// accepts an error as large as the motion itself, and 1e9 accepted a blow-up
+// as converged.
+constexpr Real MAX_PARTITIONED_TOLERANCE = 1;  // [cells per substep]
+
 Shape read_shape(const json& j, const Where& w, ShapeUse use) {
   Object o(j, w);
   Shape s;
@@ -219,7 +226,7 @@ void read_partitioned(Object& c, const Where& cw, Partitioned& pt) {
   pc.get("relaxation", pt.relaxation, [](const Real& v, const Where& at) {
     if (!(v > 0 && v <= 1)) at.fail("must be in (0, 1], got " + num(v));
   });
-  pc.get("tolerance", pt.tolerance, positive());
+  pc.get("tolerance", pt.tolerance, positive_at_most(MAX_PARTITIONED_TOLERANCE, "cell per substep"));
   pc.get("max_iterations", pt.max_iterations, at_least(1));
   pc.get("recompute_geometry", pt.recompute_geometry);
   pt.impulses = read_enum(pc, "impulses", names<Partitioned::Impulses>(), false, Partitioned{}.impulses);

@@ -245,6 +245,31 @@ TEST_CASE("material constants past any real material exit 65 (fuzz finding: E = 
   check_refused("--set /solids/0/damping='{\"stiffness\": 1e308}'", "/solids/0/damping/stiffness", "at most");
 }
 
+TEST_CASE("a partitioned tolerance past a cell per substep exits 65 (1e9 called a blow-up converged)") {
+  check_refused("--set /coupling/scheme=partitioned --set /coupling/partitioned/tolerance=1e9",
+                "/coupling/partitioned/tolerance", "must be > 0 and at most 1 cell per substep, got 1e+09");
+  ScratchDir dir("hostile");
+  CHECK(run_scene(dir, "--validate --set /coupling/scheme=xpm --set /coupling/partitioned/tolerance=1").code == 0);
+}
+
+TEST_CASE("a diverging partitioned iteration exits 70 saying so even with allow_unconverged - no nan and no 0.000000") {
+  // A solid of density 1 in water: plain iteration's error grows by about the
+  // liquid-to-solid mass ratio every pass (xpm converges on it). This used to
+  // exit 0 after warnings with an 80-digit residual and "relative residual
+  // -nan", the solid inverted.
+  std::string scene = BASE;
+  scene.replace(scene.find("\"youngs_modulus\": 2e4"), 21, "\"youngs_modulus\": 1e6, \"density\": 1");
+  ScratchDir dir("hostile");
+  const Result r = run_scene(dir, "--set /coupling/scheme=partitioned --set /coupling/allow_unconverged=true", scene,
+                             /*quiet=*/false);
+  MESSAGE("exit " << r.code << ": " << r.err);
+  CHECK(r.code == 70);
+  CHECK(contains(r.err, "the partitioned iteration diverged: interface residual "));
+  CHECK(contains(r.err, "/coupling/allow_unconverged does not cover a diverged iteration"));
+  CHECK(!contains(r.err, "nan"));
+  CHECK(!contains(r.err, "000000"));
+}
+
 TEST_CASE("running out of memory past the estimate is a clear error - not an internal one") {
   // The estimate lets the scene through (--max-memory is generous) but the
   // address space is limited to 1 GB (ulimit -v, in kB): a 400^3 grid needs
