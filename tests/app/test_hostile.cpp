@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "lib/scene/load.hpp"
 #include "tests/support.hpp"
 
 namespace fs = std::filesystem;
@@ -268,6 +269,16 @@ TEST_CASE("a diverging partitioned iteration exits 70 saying so even with allow_
   CHECK(contains(r.err, "/coupling/allow_unconverged does not cover a diverged iteration"));
   CHECK(!contains(r.err, "nan"));
   CHECK(!contains(r.err, "000000"));
+}
+
+TEST_CASE("a reduced body with hundreds of modes exits 65 with the bound and its reason (2181 took 23 s to validate)") {
+  std::string scene = BASE;
+  scene.replace(scene.find("\"cells\": [8, 4, 4]"), 18, "\"cells\": [8, 8, 8]");
+  scene.replace(scene.find("\"youngs_modulus\": 2e4"), 21, "\"youngs_modulus\": 2e4, \"model\": \"reduced\"");
+  check_refused("--validate --set /solids/0/modes=2181", "/solids/0/modes",
+                "must be at most 200, got 2181: a reduced body's solve is dense in its modes", scene);
+  CHECK(fsicut::scene::parse_scene(scene, "t.json", ".", {fsicut::scene::parse_override("/solids/0/modes=200")})
+            .solids[0].modes == 200);
 }
 
 TEST_CASE("running out of memory past the estimate is a clear error - not an internal one") {
