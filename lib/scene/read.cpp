@@ -30,8 +30,8 @@ constexpr int MAX_REDUCED_MODES = 200;
 // The partitioned iteration stops when the solids' velocity changes by less
 // than tolerance cells per substep. The CFL condition lets nothing move more
 // than about one cell per substep (time/cfl): a tolerance of a whole cell
-// accepts an error as large as the motion itself, and 1e9 accepted a blow-up
-// as converged.
+// accepts an error as large as the motion itself, and a huge one accepts a
+// blow-up as converged.
 constexpr Real MAX_PARTITIONED_TOLERANCE = 1;  // [cells per substep]
 
 Shape read_shape(const json& j, const Where& w, ShapeUse use) {
