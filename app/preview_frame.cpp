@@ -14,6 +14,10 @@
 #include "lib/io/vdb.hpp"
 #include "lib/mesh/obj.hpp"
 
+namespace {
+constexpr std::size_t MAX_MESSAGE = 400;  // characters of an error message
+}  // namespace
+
 int main(int argc, char** argv) {
   if (argc < 4) {
     std::fprintf(stderr, "usage: %s OUT.vdb VOXEL_SIZE LIQUID.vdb|- [SOLID.obj ...]\n", argv[0]);
@@ -34,7 +38,13 @@ int main(int argc, char** argv) {
     fsicut::io::write_preview_vdb(argv[1], liquid == "-" ? std::string() : liquid, solids, voxel);
     return 0;
   } catch (const fsicut::Error& e) {
-    std::fprintf(stderr, "fsicut_preview_frame: %s\n", e.what());
+    // OpenVDB's messages about a damaged file can quote gigabytes of what it
+    // read as a name: one line of a readable length is what the user needs.
+    std::string message = e.what();
+    if (message.size() > MAX_MESSAGE) message = message.substr(0, MAX_MESSAGE) + "...";
+    for (char& c : message)
+      if (c == '\n' || c == '\r') c = ' ';
+    std::fprintf(stderr, "fsicut_preview_frame: %s\n", message.c_str());
     return static_cast<int>(e.code());
   }
 }

@@ -4,6 +4,7 @@
 #include <Eigen/SparseCholesky>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -86,7 +87,7 @@ struct Passes {
   }
   bool done(const Vector& previous, const Vector& next) {
     rep.interface_residual = max_abs(next - previous);
-    rep.converged = rep.interface_residual <= settings.tolerance;
+    rep.converged = rep.interface_residual <= settings.tolerance && rep.interface_residual <= settings.velocity_bound;
     return rep.converged || rep.iterations >= settings.max_iterations || !std::isfinite(rep.interface_residual);
   }
 };
@@ -173,6 +174,10 @@ Vector iterate_xpm(Passes& passes, const Vector& start) {
 
 }  // namespace
 
+bool diverged(const PartitionedReport& r, const PartitionedSettings& settings) {
+  return !std::isfinite(r.interface_residual) || r.interface_residual > settings.velocity_bound;
+}
+
 PartitionedResult iterate(const FluidSide& fluid, const SolidSide& solid, const Vector& start,
                           const PartitionedSettings& settings) {
   PartitionedResult out;
@@ -215,13 +220,25 @@ FluidSide fluid_side(const CoupledSystem& sys, const CoupledSettings& settings, 
 linsolve::Report partitioned_report(const linsolve::Report& worst, const PartitionedReport& r,
                                     const PartitionedSettings& settings) {
   linsolve::Report out = worst;
-  if (!r.converged) {
-    out.converged = false;
-    out.met_tolerance = false;
-    out.failure = "the partitioned iteration did not converge: interface residual " +
-                  std::to_string(r.interface_residual) + " m/s after " + std::to_string(r.iterations) +
-                  " iterations (tolerance " + std::to_string(settings.tolerance) + " m/s)";
-  }
+  if (r.converged) return out;
+  out.converged = false;
+  out.met_tolerance = false;
+  char text[320];
+  if (!std::isfinite(r.interface_residual))
+    std::snprintf(text, sizeof text,
+                  "the partitioned iteration diverged: the interface residual is not finite after %d iterations",
+                  r.iterations);
+  else if (r.interface_residual > settings.velocity_bound)
+    std::snprintf(text, sizeof text,
+                  "the partitioned iteration diverged: interface residual %g m/s after %d iterations, above %g m/s, "
+                  "the fastest speed the scene's gravity, domain, initial velocities and compression explain",
+                  r.interface_residual, r.iterations, settings.velocity_bound);
+  else
+    std::snprintf(text, sizeof text,
+                  "the partitioned iteration did not converge: interface residual %g m/s after %d iterations "
+                  "(tolerance %g m/s)",
+                  r.interface_residual, r.iterations, settings.tolerance);
+  out.failure = text;
   return out;
 }
 

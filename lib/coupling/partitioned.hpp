@@ -55,8 +55,18 @@
 //
 // Convergence: max_i |r_i| <= tolerance [m/s], r the change of the solids'
 // velocity between the last two solid calls (the paper's 0.05 dx on positions
-// is 0.05 dx / dt on velocities; sim/from_scene.cpp converts).
+// is 0.05 dx / dt on velocities; sim/from_scene.cpp converts), and
+// max_i |r_i| <= velocity_bound [m/s], the fastest speed the scene's energy
+// explains (sim/from_scene.hpp's velocity_bound: initial speeds, a fall
+// through the whole domain, the initial compression's elastic energy, with a
+// margin of 10). Two candidate velocities that differ by more than any
+// velocity the scene can have are no solution whatever the tolerance, so such
+// a residual is never "converged"; an iteration that ends above the bound
+// (after max_iterations: an under-relaxed one may pass through such residuals
+// on its way to converging) or with a residual that is not finite (which ends
+// it at once) is `diverged`.
 #include <functional>
+#include <limits>
 
 #include "lib/coupling/coupled_projection.hpp"
 
@@ -71,12 +81,14 @@ struct PartitionedSettings {
   Real relaxation = 1;    // omega in (0, 1], relaxed only
   Real tolerance = 1e-3;  // on max_i |v_{k+1} - v_k| [m/s]
   int max_iterations = 30;  // solid calls; > max is a failure
+  // [m/s], > 0: a residual above it is diverged, never converged (above).
+  Real velocity_bound = std::numeric_limits<Real>::infinity();
 };
 
 struct PartitionedReport {
   bool converged = false;
   int iterations = 0;             // solid calls (= liquid calls)
-  Real interface_residual = 0;    // max_i |r_i| at the end [m/s]; inf/NaN when it diverged
+  Real interface_residual = 0;    // max_i |r_i| at the end [m/s]; inf/NaN when it overflowed
   double fluid_seconds = 0;       // in the liquid's calls
   double solid_seconds = 0;       // in the solids' calls
   double interface_seconds = 0;   // everything else: relaxation, the xpm models and their solves
@@ -87,9 +99,14 @@ struct PartitionedResult {
   PartitionedReport report;
 };
 
+// True when the iteration `r` ended diverged under `settings`: its residual is
+// not finite or exceeds settings.velocity_bound. A diverged iteration is a
+// failure even where an unconverged one may be let through.
+bool diverged(const PartitionedReport& r, const PartitionedSettings& settings);
+
 // Iterates from `start` (the solids' velocity before the step, the paper's
-// extrapolated state) until converged, max_iterations, or a non-finite
-// residual. Throws nothing of its own; the sides may.
+// extrapolated state) until converged, max_iterations, or a residual that is
+// not finite. Throws nothing of its own; the sides may.
 PartitionedResult iterate(const FluidSide& fluid, const SolidSide& solid, const Vector& start,
                           const PartitionedSettings& settings);
 
@@ -106,7 +123,8 @@ FluidSide fluid_side(const CoupledSystem& system, const CoupledSettings& setting
                      linsolve::Report& worst);
 
 // The result's report when the iteration `r` ends: the liquid's worst solve,
-// not converged (with the failure named) when the interface did not converge.
+// not converged (with the failure named, numbers as %g) when the interface did
+// not converge; a diverged one's failure says so and gives the bound.
 linsolve::Report partitioned_report(const linsolve::Report& worst, const PartitionedReport& r,
                                     const PartitionedSettings& settings);
 

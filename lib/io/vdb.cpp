@@ -356,7 +356,13 @@ void write_preview_vdb(const std::filesystem::path& out, const std::filesystem::
   const float half_width = static_cast<float>(VDB_HALF_WIDTH);
   openvdb::FloatGrid::Ptr liquid = openvdb::createLevelSet<openvdb::FloatGrid>(voxel_size, half_width);
   if (!liquid_vdb.empty()) {
-    const openvdb::FloatGrid::Ptr read = read_first_float_grid(liquid_vdb);
+    // By name: the file may also hold the points grid `particles` and the
+    // velocity grid `v` (output/liquid_particles, output/liquid_velocity).
+    const openvdb::FloatGrid::Ptr read =
+        openvdb::gridPtrCast<openvdb::FloatGrid>(read_named_grid(liquid_vdb, LIQUID_GRID_NAME));
+    if (!read)
+      throw Error(ExitCode::data, "cannot read " + quote_path(liquid_vdb) + ": no float grid \"" +
+                                      std::string(LIQUID_GRID_NAME) + "\" (not a liquid.NNNN.vdb fsicut wrote)");
     // Onto the preview's voxels (the liquid's own voxel size may differ).
     liquid = openvdb::tools::levelSetRebuild(*read, 0.0f, half_width, transform.get());
   }

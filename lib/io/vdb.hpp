@@ -165,7 +165,8 @@ inline constexpr const char* PREVIEW_COLOR_GRID = "color";      // vec3s, RGB in
 
 // Writes `out` with two grids on one uniform transform of `voxel_size` [m]:
 //  - `surface`: the union (CSG) of the liquid level set read from `liquid_vdb`
-//    (fsicut's liquid.NNNN.vdb; an empty path: no liquid) and each closed
+//    (its grid `surface` of fsicut's liquid.NNNN.vdb, whatever other grids
+//    it holds; an empty path: no liquid) and each closed
 //    surface of `solids` (3 x #vertices positions and triangles, as in the
 //    OBJ files), converted with openvdb::tools::meshToLevelSet;
 //  - `color`: on the active voxels of `surface`, blue where the liquid's

@@ -1,6 +1,7 @@
 #include "lib/scene/parse.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace fsicut::scene {
@@ -117,8 +118,65 @@ json parse_json(const std::string& text, const std::string& file) {
   }
 }
 
+namespace {
+
+// A JSON pointer's reference token as the key it names: ~1 is '/', ~0 is '~'.
+std::string unescape(const std::string& token) {
+  std::string key;
+  for (size_t i = 0; i < token.size(); ++i) {
+    if (token[i] == '~' && i + 1 < token.size()) {
+      key += token[i + 1] == '1' ? '/' : '~';
+      ++i;
+    } else {
+      key += token[i];
+    }
+  }
+  return key;
+}
+
+// Why `pointer` cannot take a --set value in `root`, or "" if it can: a JSON
+// pointer's syntax (RFC 6901: '~' escapes only as ~0 and ~1), and an array
+// index past the end, which nlohmann would fill with nulls up to it.
+std::string pointer_problem(const json& root, const std::string& pointer) {
+  for (size_t i = 0; i < pointer.size(); ++i)
+    if (pointer[i] == '~' && (i + 1 == pointer.size() || (pointer[i + 1] != '0' && pointer[i + 1] != '1')))
+      return "\"" + pointer + "\" is not a JSON pointer: '~' must be followed by 0 (for a '~' in a key) or 1 (for a '/')";
+  const json* at = &root;
+  std::string walked;
+  size_t start = 1;
+  while (at && start <= pointer.size()) {
+    const size_t end = std::min(pointer.find('/', start), pointer.size());
+    const std::string token = pointer.substr(start, end - start);
+    if (at->is_array() && token != "-") {
+      const bool digits = !token.empty() && std::all_of(token.begin(), token.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+      if (!digits || (token.size() > 1 && token[0] == '0'))
+        return (walked.empty() ? "the root" : walked) + " is an array: \"" + token + "\" is not an index";
+      if (token.size() > 9 || std::stoul(token) > at->size())
+        return "index " + token + " is past the end of " + walked + ", which has " + std::to_string(at->size()) +
+               " (" + walked + "/" + std::to_string(at->size()) + " or " + walked + "/- appends)";
+      at = std::stoul(token) < at->size() ? &(*at)[std::stoul(token)] : nullptr;
+    } else {
+      const std::string key = unescape(token);
+      at = at->is_object() && at->contains(key) ? &(*at)[key] : nullptr;
+    }
+    walked += "/" + token;
+    start = end + 1;
+  }
+  return "";
+}
+
+// nlohmann's message without its "[json.exception.type_error.305] " tag.
+std::string without_tag(const std::string& what) {
+  const size_t tag = what.find("] ");
+  return what.rfind("[json.exception.", 0) == 0 && tag != std::string::npos ? what.substr(tag + 2) : what;
+}
+
+}  // namespace
+
 void apply_overrides(json& root, const std::vector<Override>& overrides, const std::string& file) {
   for (const Override& ov : overrides) {
+    const std::string problem = pointer_problem(root, ov.pointer);
+    if (!problem.empty()) throw SceneError("--set", ov.pointer + "=" + ov.value, problem);
     json value;
     // The value is JSON as much as the file is: the same duplicate-key and
     // overflow checks, with pointers below the --set target. Text that is
@@ -133,7 +191,7 @@ void apply_overrides(json& root, const std::vector<Override>& overrides, const s
     try {
       root[json::json_pointer(ov.pointer)] = value;
     } catch (const json::exception& e) {
-      throw SceneError(file, ov.pointer, "cannot apply --set " + ov.pointer + "=" + ov.value + ": " + e.what());
+      throw SceneError(file, ov.pointer, "cannot apply --set " + ov.pointer + "=" + ov.value + ": " + without_tag(e.what()));
     }
   }
 }

@@ -267,7 +267,7 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
     case scene::Coupling::Scheme::weak: x = coupling::solve_weak(a.system, s, guess); break;
     case scene::Coupling::Scheme::partitioned:
     case scene::Coupling::Scheme::xpm: {
-      const coupling::PartitionedSettings ps = partitioned_settings(settings, liquid.grid.dx, dt);
+      const coupling::PartitionedSettings ps = partitioned_settings(state.scene, dt);
       coupling::PartitionedSolution y;
       if (settings.partitioned.recompute_geometry) {
         y = solve_with_geometry(state, dt, a, s, ps, guess.velocity, moved);
@@ -275,6 +275,13 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
       } else {
         y = coupling::solve_partitioned(a.system, s, ps, guess);
       }
+      // Going on past a diverged iteration (allow_unconverged) would only
+      // carry its unphysical velocities into the next substep.
+      if (coupling::diverged(y.partitioned, ps))
+        throw SimulationError("coupled pressure projection (" + std::string(scene::to_string(settings.scheme)) +
+                              "): " + y.solution.report.failure +
+                              "; /coupling/allow_unconverged does not cover a diverged iteration: lower "
+                              "/coupling/partitioned/relaxation, or use the xpm or spd scheme");
       x = std::move(y.solution);
       if (partitioned) *partitioned = y.partitioned;
       break;

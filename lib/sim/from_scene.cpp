@@ -64,13 +64,29 @@ coupling::CoupledSettings coupled_settings(const scene::Coupling& c) {
   return s;
 }
 
-coupling::PartitionedSettings partitioned_settings(const scene::Coupling& c, Real dx, Real dt) {
+Real velocity_bound(const scene::Scene& scene) {
+  Real v0 = 0, elastic = 0;
+  for (const scene::Shape& r : scene.fluid.regions) v0 = std::max(v0, r.velocity.norm());
+  for (const scene::SolidDesc& b : scene.solids) {
+    v0 = std::max(v0, b.velocity.norm());
+    const Real bulk = b.youngs_modulus / (3 * (1 - 2 * b.poisson_ratio));
+    elastic = std::max(elastic, 3 * std::abs(1 - b.initial_scale) * std::sqrt(bulk / b.density));
+  }
+  const Real fall = 2 * scene.gravity.norm() * (scene.grid.max() - scene.grid.origin).norm();
+  const Real cell_per_frame = scene.grid.cell_size * scene.time.fps;
+  return VELOCITY_MARGIN * std::sqrt(v0 * v0 + fall + elastic * elastic + cell_per_frame * cell_per_frame);
+}
+
+coupling::PartitionedSettings partitioned_settings(const scene::Scene& scene, Real dt) {
+  const scene::Coupling& c = scene.coupling;
+  const Real dx = scene.grid.cell_size;
   coupling::PartitionedSettings s;
   s.method = c.scheme == scene::Coupling::Scheme::xpm ? coupling::PartitionedSettings::Method::xpm
                                                       : coupling::PartitionedSettings::Method::relaxed;
   s.relaxation = c.partitioned.relaxation;
   s.tolerance = c.partitioned.tolerance * dx / dt;  // cells per substep -> m/s
   s.max_iterations = c.partitioned.max_iterations;
+  s.velocity_bound = velocity_bound(scene);
   return s;
 }
 

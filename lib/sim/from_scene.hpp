@@ -29,10 +29,25 @@ fluid::ProjectionSettings projection_settings(const scene::Coupling& c);
 // max_iterations, preconditioner).
 coupling::CoupledSettings coupled_settings(const scene::Coupling& c);
 
+// The fastest speed [m/s] the scene's energy sources explain, times a margin:
+//   VELOCITY_MARGIN * sqrt(v0^2 + 2 |g| L + v_e^2 + (dx fps)^2)
+// with v0 the fastest initial velocity (fluid regions, solids), L the grid's
+// diagonal (a fall through the whole domain turns 2 |g| L of speed squared
+// into motion), v_e the fastest solid's release of its initial compression
+// (a uniform strain e = |1 - initial_scale| stores 9/2 K e^2 per unit volume,
+// K = E / (3 (1 - 2 nu)) the bulk modulus, so v_e = 3 e sqrt(K / rho)), and
+// dx fps a cell per frame, so that a scene with no energy source at all still
+// has a bound round-off stays below. It is a scale, not a proof: pressure can
+// focus the liquid's energy into a thin jet, a light solid take a heavy
+// liquid's momentum; the margin of 10 (100 in kinetic energy) covers that.
+// The partitioned iteration calls a residual above it diverged.
+constexpr Real VELOCITY_MARGIN = 10;
+Real velocity_bound(const scene::Scene& s);
+
 // The partitioned iteration's settings from /coupling/partitioned; its
-// tolerance, in cells per substep, becomes a velocity [m/s] for cells of dx [m]
-// and substeps of dt [s].
-coupling::PartitionedSettings partitioned_settings(const scene::Coupling& c, Real dx, Real dt);
+// tolerance, in cells per substep, becomes a velocity [m/s] for cells of
+// /grid/cell_size [m] and substeps of dt [s]; velocity_bound as above.
+coupling::PartitionedSettings partitioned_settings(const scene::Scene& s, Real dt);
 
 // The liquid of a scene: grid, density, gravity, the projection settings, the
 // extrapolation depth for /time/cfl (cfl + 2 faces, at least

@@ -1,5 +1,6 @@
 #include "lib/sim/step.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include "lib/core/error.hpp"
@@ -24,6 +25,12 @@ void record(StepReport& report, const linsolve::Report& solve, const scene::Scen
   report.worst_solve = report.solve_count == 0 ? solve : linsolve::worst(report.worst_solve, solve);
   ++report.solve_count;
   if (solve.converged) return;
+  // A residual that is not a number comes from a system that already holds
+  // NaN or infinity: nothing later can repair it, so no setting lets it pass.
+  if (!std::isfinite(solve.relative_residual))
+    throw SimulationError(what + ": the linear solve's residual is not finite after " +
+                          std::to_string(solve.iterations) +
+                          " iterations (the system holds NaN or infinity: the simulation has blown up)");
   // A solver that could not start (failure) has no iterations to raise.
   std::string message = what + ": ", advice = "; set /coupling/allow_unconverged to go on";
   if (!solve.failure.empty()) {

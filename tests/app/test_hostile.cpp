@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "lib/scene/load.hpp"
 #include "tests/support.hpp"
 
 namespace fs = std::filesystem;
@@ -243,6 +244,41 @@ TEST_CASE("material constants past any real material exit 65 (fuzz finding: E = 
   check_refused("--set /fluid/density=1e300", "/fluid/density", "at most");
   check_refused("--set /solids/0/damping='{\"mass\": 1e308}'", "/solids/0/damping/mass", "at most");
   check_refused("--set /solids/0/damping='{\"stiffness\": 1e308}'", "/solids/0/damping/stiffness", "at most");
+}
+
+TEST_CASE("a partitioned tolerance past a cell per substep exits 65 (1e9 called a blow-up converged)") {
+  check_refused("--set /coupling/scheme=partitioned --set /coupling/partitioned/tolerance=1e9",
+                "/coupling/partitioned/tolerance", "must be > 0 and at most 1 cell per substep, got 1e+09");
+  ScratchDir dir("hostile");
+  CHECK(run_scene(dir, "--validate --set /coupling/scheme=xpm --set /coupling/partitioned/tolerance=1").code == 0);
+}
+
+TEST_CASE("a diverging partitioned iteration exits 70 saying so even with allow_unconverged - no nan and no 0.000000") {
+  // A solid of density 1 in water: plain iteration's error grows by about the
+  // liquid-to-solid mass ratio every pass (xpm converges on it). This used to
+  // exit 0 after warnings with an 80-digit residual and "relative residual
+  // -nan", the solid inverted.
+  std::string scene = BASE;
+  scene.replace(scene.find("\"youngs_modulus\": 2e4"), 21, "\"youngs_modulus\": 1e6, \"density\": 1");
+  ScratchDir dir("hostile");
+  const Result r = run_scene(dir, "--set /coupling/scheme=partitioned --set /coupling/allow_unconverged=true", scene,
+                             /*quiet=*/false);
+  MESSAGE("exit " << r.code << ": " << r.err);
+  CHECK(r.code == 70);
+  CHECK(contains(r.err, "the partitioned iteration diverged: interface residual "));
+  CHECK(contains(r.err, "/coupling/allow_unconverged does not cover a diverged iteration"));
+  CHECK(!contains(r.err, "nan"));
+  CHECK(!contains(r.err, "000000"));
+}
+
+TEST_CASE("a reduced body with hundreds of modes exits 65 with the bound and its reason (2181 took 23 s to validate)") {
+  std::string scene = BASE;
+  scene.replace(scene.find("\"cells\": [8, 4, 4]"), 18, "\"cells\": [8, 8, 8]");
+  scene.replace(scene.find("\"youngs_modulus\": 2e4"), 21, "\"youngs_modulus\": 2e4, \"model\": \"reduced\"");
+  check_refused("--validate --set /solids/0/modes=2181", "/solids/0/modes",
+                "must be at most 200, got 2181: a reduced body's solve is dense in its modes", scene);
+  CHECK(fsicut::scene::parse_scene(scene, "t.json", ".", {fsicut::scene::parse_override("/solids/0/modes=200")})
+            .solids[0].modes == 200);
 }
 
 TEST_CASE("running out of memory past the estimate is a clear error - not an internal one") {

@@ -133,6 +133,28 @@ TEST_CASE("--set overrides any value before validation") {
   CHECK_THROWS_AS(parse_override("/time/frames"), SceneError);
 }
 
+TEST_CASE("--set with a malformed pointer or an index past an array's end says so - naming the argument") {
+  // nlohmann's raw "[json.exception.parse_error.108] parse error: escape
+  // character '~' must be followed with '0' or '1'" used to be the message.
+  const std::string tilde = error_of(MINIMAL, {parse_override("/a~2b=5")});
+  MESSAGE(tilde);
+  CHECK(contains(tilde, "--set: /a~2b=5: \"/a~2b\" is not a JSON pointer: '~' must be followed by 0"));
+  CHECK(!contains(tilde, "json.exception"));
+  // Past the end, nlohmann filled the array with nulls up to the index and the
+  // error named another element.
+  const std::string scene = R"({ "grid": { "resolution": [4, 4, 4], "cell_size": 0.25 },
+    "solids": [ { "name": "a", "mesh": { "type": "box", "min": [0, 0, 0], "max": [1, 1, 1] } } ] })";
+  const std::string past = error_of(scene, {parse_override("/solids/3/density=800")});
+  MESSAGE(past);
+  CHECK(contains(past, "--set: /solids/3/density=800: index 3 is past the end of /solids, which has 1"));
+  CHECK(contains(error_of(scene, {parse_override("/solids/x=1")}), "/solids is an array: \"x\" is not an index"));
+  CHECK(!contains(error_of(scene, {parse_override("/grid/cell_size/x=1")}), "json.exception"));
+  // Appending at the end, escaped keys and ordinary pointers still work.
+  CHECK(contains(error_of(scene, {parse_override("/solids/1/name=\"b\"")}), "/solids/1: missing required key \"mesh\""));
+  CHECK(contains(error_of(scene, {parse_override("/a~1b=2")}), "unknown key \"a/b\""));
+  CHECK(parse(scene, {parse_override("/solids/0/density=800")}).solids[0].density == 800);
+}
+
 TEST_CASE("the resolved scene reloads to the same scene") {
   const Scene a = parse(R"({ "grid": { "resolution": [8,9,10], "cell_size": 0.1, "origin": [1,2,3] },
     "fluid": { "regions": [ { "type": "box", "min": [1.1,2.1,3.1], "max": [1.5,2.5,3.5], "velocity": [1,0,0] } ] },
