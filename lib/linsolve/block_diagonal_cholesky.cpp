@@ -1,19 +1,47 @@
 #include "lib/linsolve/block_diagonal_cholesky.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "lib/core/parallel.hpp"
 
 namespace fsicut::linsolve {
 
 bool BlockDiagonalCholesky::compute(const SparseMatrix& A) {
+  analyze(A);
+  return factorize(A);
+}
+
+void BlockDiagonalCholesky::analyze(const SparseMatrix& A) {
   partition(A);
   parallel_for(0, static_cast<Index>(factor_.size()), [&](Index j) {
     const int s = start_[j], m = start_[j + 1] - s;
-    factor_[j] = std::make_unique<Cholesky>(Eigen::SparseMatrix<Real>(A.block(s, s, m, m)));
+    factor_[j] = std::make_unique<Cholesky>();
+    factor_[j]->analyzePattern(Eigen::SparseMatrix<Real>(A.block(s, s, m, m)));
+  });
+}
+
+bool BlockDiagonalCholesky::factorize(const SparseMatrix& A) {
+  if (A.rows() != analyzed_rows_ || A.nonZeros() != analyzed_entries_)
+    throw std::invalid_argument("BlockDiagonalCholesky::factorize: the matrix's pattern is not the analyzed one");
+  parallel_for(0, static_cast<Index>(factor_.size()), [&](Index j) {
+    const int s = start_[j], m = start_[j + 1] - s;
+    factor_[j]->factorize(Eigen::SparseMatrix<Real>(A.block(s, s, m, m)));
     ok_[j] = factor_[j]->info() == Eigen::Success;
   });
   return failed_block() < 0;
+}
+
+Index BlockDiagonalCholesky::factor_nonzeros() const {
+  Index n = 0;
+  for (const auto& f : factor_) n += f ? f->factor_nonzeros() : 0;
+  return n;
+}
+
+double BlockDiagonalCholesky::factor_operations() const {
+  double n = 0;
+  for (const auto& f : factor_) n += f ? f->factor_operations() : 0;
+  return n;
 }
 
 bool BlockDiagonalCholesky::compute_pair(const SparseMatrix& A, BlockDiagonalCholesky& other, const SparseMatrix& B) {
@@ -61,7 +89,42 @@ void BlockDiagonalCholesky::partition(const SparseMatrix& A) {
   }
   factor_.clear();
   factor_.resize(start_.size() - 1);
+  analyzed_rows_ = A.rows();
+  analyzed_entries_ = A.nonZeros();
   ok_.assign(factor_.size(), 0);
+}
+
+Report solve_refined(const BlockDiagonalCholesky& f, const SparseMatrix& A, const Vector& b, Vector& x,
+                     Real tolerance) {
+  Report report;
+  report.unknowns = static_cast<int>(b.size());
+  const Real bnorm = b.norm();
+  if (!(bnorm > 0)) {
+    x.setZero(b.size());
+    report.converged = report.met_tolerance = true;
+    return report;
+  }
+  f.solve(b, x);
+  report.iterations = 1;
+  Vector r = b - A * x, dx;
+  Real residual = r.norm();
+  while (residual > tolerance * bnorm && report.iterations <= MAX_REFINEMENTS) {
+    f.solve(r, dx);
+    const Vector refined = x + dx;
+    const Vector r_refined = b - A * refined;
+    const Real refined_residual = r_refined.norm();
+    if (!(refined_residual < residual)) break;  // round-off reached: refining further only adds noise
+    x = refined;
+    r = r_refined;
+    residual = refined_residual;
+    ++report.iterations;
+  }
+  report.relative_residual = residual / bnorm;
+  report.round_off_floor = round_off_floor(A, b, x);
+  report.met_tolerance = report.relative_residual <= tolerance && x.allFinite();
+  report.converged =
+      report.relative_residual <= std::max(tolerance, ROUND_OFF_MARGIN * report.round_off_floor) && x.allFinite();
+  return report;
 }
 
 }  // namespace fsicut::linsolve

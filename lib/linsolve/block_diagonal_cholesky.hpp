@@ -14,9 +14,15 @@
 // read). Each block B is factored as P B P^T = L L^T by Eigen's SimplicialLLT,
 // P the AMD ordering.
 //
+// Set-up kept across matrices of one pattern: analyze() does the symbolic half
+// (the blocks, each block's ordering and the pattern of its factor) from A's
+// pattern alone; factorize() then does the numeric half for any matrix of that
+// pattern. compute() is both, and gives bit for bit what analyze() then
+// factorize() give (the ordering depends on the pattern only).
+//
 // Failure: a block that is not numerically positive definite (a pivot <= 0)
-// makes compute() return false and is named by failed_block(); solve() must
-// not be called then.
+// makes compute() / factorize() return false and is named by failed_block();
+// solve() must not be called then.
 #include <memory>
 #include <vector>
 
@@ -30,6 +36,19 @@ class BlockDiagonalCholesky {
  public:
   // Factorizes A (n x n, see above). True when every block is positive definite.
   bool compute(const SparseMatrix& A);
+  // The symbolic half of compute() (see above); factorize() must follow before solve().
+  void analyze(const SparseMatrix& A);
+  // The numeric half: factorizes A, whose pattern must be the one analyze()
+  // saw (its size and number of stored entries are checked: std::invalid_argument).
+  // True when every block is positive definite.
+  bool factorize(const SparseMatrix& A);
+  // Stored entries of the factors L of all blocks, known once analyze() ran:
+  // the factors' memory is about 12 bytes per entry (a value and a row index).
+  Index factor_nonzeros() const;
+  // The multiply-adds of one factorize(), known once analyze() ran: the sum
+  // over the factors' columns of c (c + 3) / 2, c the column's entries below
+  // the diagonal (the standard count; solid/integrate.hpp measures its time).
+  double factor_operations() const;
   // Factorizes A into this and B into `other`, every diagonal block of both
   // in one parallel loop (two threads busy even for a single block each).
   // True when every block of both is positive definite.
@@ -48,11 +67,38 @@ class BlockDiagonalCholesky {
   int failed_block() const;
 
  private:
-  using Cholesky = Eigen::SimplicialLLT<Eigen::SparseMatrix<Real>, Eigen::Lower, Eigen::AMDOrdering<int>>;
+  // Eigen's SimplicialLLT, which after analyzePattern() knows its factor's
+  // column counts (the elimination tree's) without exposing them.
+  using Simplicial = Eigen::SimplicialLLT<Eigen::SparseMatrix<Real>, Eigen::Lower, Eigen::AMDOrdering<int>>;
+  class Cholesky : public Simplicial {
+   public:
+    using Simplicial::Simplicial;
+    Index factor_nonzeros() const { return m_nonZerosPerCol.sum() + m_nonZerosPerCol.size(); }
+    double factor_operations() const {
+      const Eigen::ArrayXd c = m_nonZerosPerCol.template cast<double>().array();
+      return (c * (c + 3) / 2).sum();
+    }
+  };
   void partition(const SparseMatrix& A);
+  Index analyzed_rows_ = -1, analyzed_entries_ = -1;  // A's size and stored entries at partition()
   std::vector<int> start_{0};
   std::vector<std::unique_ptr<Cholesky>> factor_;
   std::vector<char> ok_;  // per block: its factorization succeeded
 };
+
+// x = A^-1 b by `f`, a successful factorization of A (compute() or
+// factorize()), then iterative refinement, x += A^-1 (b - A x), at most
+// MAX_REFINEMENTS times while |b - A x| > tolerance |b| and each step lowers it.
+// Why refine: the backward error of Cholesky is about eps |A| |x|, and on a
+// stiff solid's system (6) that puts the first solution's residual near 1e-10
+// relative; one refinement step costs a product and two triangular solves.
+// The report reads like an iterative solver's: iterations = 1 + refinement
+// steps, relative_residual = |b - A x| / |b| recomputed from the returned x,
+// round_off_floor as in pcg.hpp, converged by PCG's test (the tolerance, or
+// ROUND_OFF_MARGIN times the floor), met_tolerance by the tolerance alone.
+// A: n x n, both triangles; b: n; x: resized to n.
+constexpr int MAX_REFINEMENTS = 2;
+Report solve_refined(const BlockDiagonalCholesky& f, const SparseMatrix& A, const Vector& b, Vector& x,
+                     Real tolerance);
 
 }  // namespace fsicut::linsolve

@@ -40,7 +40,9 @@
 //   solid::Body     x, v: stored. R: recomputed from x (update_rotations).
 //                   name: stored and checked. Everything else (mesh, material,
 //                   mass, pinned, dofs, rest_volume, Dm_inv, K0, K0q, layouts) is
-//                   built from the scene.
+//                   built from the scene. velocity_solver: not stored, set up
+//                   again on the first solve (its ordering depends on the
+//                   layout only, so the resumed run's factors are the same).
 //   fluid::Liquid   particles, velocity, pressure, liquid_phi, static_phi,
 //                   solid_phi, fractions, valid: stored. particle_radius, particle_volume:
 //                   stored and checked. grid, density, gravity, solid,

@@ -22,4 +22,28 @@ solid::BodySpec body_spec(const scene::SolidDesc& desc, const std::string& scene
 // "<scene_file>: <desc.mesh.pointer>: ".
 solid::Body make_solid(const scene::SolidDesc& desc, const std::string& scene_file);
 
+// Elements through the thinnest dimension of `body`, built from `desc`.
+struct Thickness {
+  Real elements = 0;    // element layers through it
+  Real metres = 0;      // its size [m]
+  bool exact = false;   // a box mesh's cells along its shortest axis; else an estimate
+};
+// A box mesh: the cells and the extent along its shortest axis (ties: the
+// fewest cells). Other meshes (TetGen, OBJ) are estimated: twice the largest
+// distance from a rest node to the boundary surface (the widest inscribed
+// sphere's diameter) over the mean edge length of its tets.
+Thickness thickness(const scene::SolidDesc& desc, const solid::Body& body);
+
+// Linear tetrahedra lock in bending: fewer than this many through the
+// thinnest dimension and a solid is noticeably too stiff (docs/elements.md:
+// 6 layers still 9.5 %, 8 layers 5.4 %).
+inline constexpr int LINEAR_LOCKING_LAYERS = 6;
+
+// For a linear-element solid with fewer than LINEAR_LOCKING_LAYERS elements
+// through its thinnest dimension, the warning `fsicut` prints at --validate and
+// at the run's start: it names the solid, the layers, how much too stiff a
+// cantilever that thick bends (measured, docs/elements.md) and
+// `"element": "quadratic"` as the remedy. Empty otherwise.
+std::string linear_locking_warning(const scene::SolidDesc& desc, const solid::Body& body);
+
 }  // namespace fsicut::sim

@@ -72,6 +72,8 @@ SimState build_state(const scene::Scene& scene) {
   for (const scene::SolidDesc& desc : scene.solids) {
     solid::Body body = make_solid(desc, scene.file);
     check_inside_grid(scene, body, desc.pointer);
+    const std::string locking = linear_locking_warning(desc, body);
+    if (!locking.empty()) log::warn(scene.file + ": " + desc.pointer + ": " + locking);
     state.reduced.push_back(desc.model == scene::SolidDesc::Model::reduced
                                 ? std::optional<solid::ReducedBody>(make_reduced(scene, desc, body))
                                 : std::nullopt);

@@ -63,7 +63,24 @@ struct DofMap {
 
 namespace detail {
 struct BlockLayout;  // fixed sparsity of a node-block matrix and where each element block goes
-}
+class VelocitySolver;  // integrate.cpp: the set-up of (6)'s solve, kept across substeps
+
+// Holds a body's VelocitySolver (made by its first advance_velocities). A copy
+// of the slot starts empty: a copied body sets up its own solver on its first
+// solve, so copies never share mutable state, and the set-up depends only on
+// the body's pattern, so a copy's results are those the original would give.
+struct VelocitySolverSlot {
+  std::shared_ptr<VelocitySolver> solver;
+  VelocitySolverSlot() = default;
+  VelocitySolverSlot(const VelocitySolverSlot&) {}
+  VelocitySolverSlot& operator=(const VelocitySolverSlot&) {
+    solver.reset();
+    return *this;
+  }
+  VelocitySolverSlot(VelocitySolverSlot&&) = default;
+  VelocitySolverSlot& operator=(VelocitySolverSlot&&) = default;
+};
+}  // namespace detail
 
 struct Body {
   std::string name;  // the solid's name, used in error messages and outputs
@@ -97,6 +114,8 @@ struct Body {
 
   // Sparsity layouts over all nodes and over the free nodes (shared, immutable).
   std::shared_ptr<const detail::BlockLayout> layout_all, layout_free;
+  // The backward Euler solve's symbolic set-up, valid while layout_free stays (integrate.hpp).
+  detail::VelocitySolverSlot velocity_solver;
 
   Index num_nodes() const { return mesh.rest.cols(); }
   Index num_tets() const { return static_cast<Index>(mesh.tets.size()); }

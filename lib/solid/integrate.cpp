@@ -1,9 +1,11 @@
 #include "lib/solid/integrate.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 
 #include "lib/core/error.hpp"
+#include "lib/linsolve/block_diagonal_cholesky.hpp"
 #include "lib/solid/corotation.hpp"
 #include "lib/solid/layout.hpp"
 
@@ -46,16 +48,65 @@ BackwardEulerSystem backward_euler_system(const Body& body, Real dt, const Vec3&
   return s;
 }
 
-linsolve::Report advance_velocities(Body& body, Real dt, const Vec3& gravity, const linsolve::PcgSettings& settings) {
+namespace detail {
+
+// The set-up of a body's solve of (6): whether it factorizes, and the
+// symbolic analysis when it does, for the layout it was made for.
+class VelocitySolver {
+ public:
+  VelocitySolver(const Body& body, const SparseMatrix& A, double max_factor_operations)
+      : layout_(body.layout_free), max_factor_operations_(max_factor_operations) {
+    if (A.rows() == 0 || A.rows() > MAX_ANALYZED_DOFS || !(max_factor_operations > 0)) return;
+    cholesky_.analyze(A);
+    direct_ = cholesky_.factor_operations() <= max_factor_operations;
+    if (!direct_) cholesky_ = {};  // the analysis reserved the whole factor's storage
+  }
+  bool fits(const Body& body, double max_factor_operations) const {
+    return layout_ == body.layout_free && max_factor_operations_ == max_factor_operations;
+  }
+  bool direct() const { return direct_; }
+  linsolve::BlockDiagonalCholesky& cholesky() { return cholesky_; }
+
+ private:
+  std::shared_ptr<const BlockLayout> layout_;  // held, so a new layout never reuses its address
+  double max_factor_operations_ = 0;
+  bool direct_ = false;
+  linsolve::BlockDiagonalCholesky cholesky_;
+};
+
+}  // namespace detail
+
+namespace {
+
+linsolve::Report solve_by_pcg(const BackwardEulerSystem& s, Vector& v, const linsolve::PcgSettings& settings) {
+  linsolve::ApplyPreconditioner precondition = linsolve::make_preconditioner(settings.preconditioner, s.A);
+  // The diagonal of an SPD matrix is positive, so Jacobi always sets up.
+  if (!precondition) precondition = linsolve::make_preconditioner(linsolve::Preconditioner::jacobi, s.A);
+  return linsolve::solve_pcg(s.A, s.b, v, settings, precondition);
+}
+
+}  // namespace
+
+linsolve::Report advance_velocities(Body& body, Real dt, const Vec3& gravity, const linsolve::PcgSettings& settings,
+                                    double max_factor_operations) {
   const BackwardEulerSystem s = backward_euler_system(body, dt, gravity);
+  std::shared_ptr<detail::VelocitySolver>& solver = body.velocity_solver.solver;
+  if (!solver || !solver->fits(body, max_factor_operations))
+    solver = std::make_shared<detail::VelocitySolver>(body, s.A, max_factor_operations);
   Vector v = s.v;
-  // solve_pcg restarts by itself when CG's running residual drifts from the
-  // true one (slender beams are ill-conditioned).
-  const linsolve::Report report = linsolve::solve_pcg(s.A, s.b, v, settings);
+  linsolve::Report report;
+  if (solver->direct() && solver->cholesky().factorize(s.A))
+    report = linsolve::solve_refined(solver->cholesky(), s.A, s.b, v, settings.tolerance);
+  else
+    report = solve_by_pcg(s, v, settings);
   if (!v.allFinite())
     throw SimulationError("solid '" + body.name + "': backward Euler solve produced non-finite velocities");
   body.dofs.scatter(v, body.v);
   return report;
+}
+
+bool solves_directly(const Body& body) {
+  return body.velocity_solver.solver && body.velocity_solver.solver->direct();
 }
 
 Index collide_walls(Body& body, const Vec3& lo, const Vec3& hi) {

@@ -150,6 +150,26 @@ TEST_CASE("--validate prints a summary with node and tet counts and writes nothi
   CHECK(empty_or_absent(dir / "out"));
 }
 
+TEST_CASE("--validate and the run's start warn about a linear solid too few elements thick to bend right") {
+  ScratchDir dir("cli");
+  const std::string solid = R"("solids": [ { "name": "beam", "mesh": { "type": "box", "min": [0.1,0.1,0.1], "max": [0.2,0.8,0.2], "cells": [4,28,4] } )";
+  const fs::path linear = write_scene(dir, "{ " + GRID + R"(, "time": { "frames": 1 }, )" + solid + "} ] }");
+  const std::string warning = "solid \"beam\" has 4 linear elements through its thinnest dimension";
+  const Result validate = run_fsicut(dir, quoted(linear.string()) + " --validate");
+  CHECK(validate.code == 0);
+  CHECK(contains(validate.err, "/solids/0: " + warning));
+  CHECK(contains(validate.err, "about 21 % too stiff"));
+  CHECK(contains(validate.err, "use \"element\": \"quadratic\""));
+  const Result run = run_fsicut(dir, quoted(linear.string()) + " -o " + quoted((dir / "out").string()));
+  CHECK(run.code == 0);
+  CHECK(contains(run.err, warning));
+  const fs::path quadratic =
+      write_scene(dir, "{ " + GRID + ", " + solid + R"(, "element": "quadratic" } ] })");
+  const Result none = run_fsicut(dir, quoted(quadratic.string()) + " --validate");
+  CHECK(none.code == 0);
+  CHECK_FALSE(contains(none.err, "thinnest dimension"));
+}
+
 TEST_CASE("a solid-only run writes run.json, one OBJ per frame and a stats line per frame") {
   ScratchDir dir("cli");
   const fs::path scene = write_scene(

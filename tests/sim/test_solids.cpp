@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "lib/core/error.hpp"
 #include "lib/sim/solids.hpp"
 #include "tests/support.hpp"
@@ -8,6 +10,8 @@ using namespace fsicut;
 using test::require_error;
 
 namespace {
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 scene::SolidDesc beam_desc() {
   scene::SolidDesc d;
@@ -95,4 +99,57 @@ TEST_CASE("make_solid builds the body of the scene's description") {
   CHECK(b.name == "beam");
   CHECK(b.num_nodes() == 64);
   CHECK(b.total_mass() == doctest::Approx(1000).epsilon(1e-12));
+}
+
+TEST_CASE("a linear solid fewer than 6 elements thick is warned about - naming it and its stiffening and the remedy") {
+  scene::SolidDesc d = beam_desc();
+  d.mesh.min = Vec3(0, 0, -0.05);
+  d.mesh.max = Vec3(1, 0.1, 0.05);
+  d.mesh.cells = Vec3i(20, 4, 4);
+  const std::string w = sim::linear_locking_warning(d, sim::make_solid(d, "scene.json"));
+  MESSAGE(w);
+  CHECK(contains(w, "solid \"beam\" has 4 linear elements through its thinnest dimension (0.1 m)"));
+  // results/elements.jsonl: a 4-layer linear cantilever sags 0.825 of the converged deflection.
+  CHECK(contains(w, "about 21 % too stiff"));
+  CHECK(contains(w, "sags 0.825 of the converged deflection"));
+  CHECK(contains(w, "use \"element\": \"quadratic\""));
+
+  // The thinnest axis counts (ties: its fewest cells), and one element is 4 times too stiff.
+  d.mesh.cells = Vec3i(20, 1, 6);
+  const std::string thin = sim::linear_locking_warning(d, sim::make_solid(d, "scene.json"));
+  CHECK(contains(thin, "has 1 linear element through"));
+  CHECK(contains(thin, "about 300 % too stiff"));
+  // Six layers or quadratic elements: no warning.
+  d.mesh.cells = Vec3i(20, 6, 6);
+  CHECK(sim::linear_locking_warning(d, sim::make_solid(d, "scene.json")).empty());
+  d.mesh.cells = Vec3i(20, 2, 2);
+  d.element = scene::SolidDesc::Element::quadratic;
+  CHECK(sim::linear_locking_warning(d, sim::make_solid(d, "scene.json")).empty());
+}
+
+TEST_CASE("thickness: a box mesh's cells along its shortest axis - a TetGen ball's estimated from its tets") {
+  scene::SolidDesc d = beam_desc();
+  d.mesh.max = Vec3(0.2, 1, 0.5);
+  d.mesh.cells = Vec3i(3, 8, 5);
+  const sim::Thickness box = sim::thickness(d, sim::make_solid(d, "scene.json"));
+  CHECK(box.exact);
+  CHECK(box.elements == 3);
+  CHECK(box.metres == doctest::Approx(0.2));
+  // A ball: its diameter, in about the tets' edge lengths.
+  d.mesh.type = scene::MeshDesc::Type::sphere;
+  d.mesh.center = Vec3(0, 0, 0);
+  d.mesh.radius = 0.5;
+  const solid::Body ball = sim::make_solid(d, "scene.json");
+  const sim::Thickness t = sim::thickness(d, ball);
+  Real edges = 0;
+  int count = 0;
+  for (const mesh::Tet& tet : ball.mesh.tets)
+    for (int a = 0; a < 4; ++a)
+      for (int b = a + 1; b < 4; ++b, ++count) edges += (ball.mesh.rest.col(tet[a]) - ball.mesh.rest.col(tet[b])).norm();
+  MESSAGE("ball: " << ball.num_tets() << " tets, mean edge " << edges / count << " m, estimated " << t.elements
+                   << " elements through " << t.metres << " m");
+  CHECK_FALSE(t.exact);
+  CHECK(t.metres == doctest::Approx(1.0).epsilon(0.1));
+  CHECK(t.elements == doctest::Approx(t.metres / (edges / count)).epsilon(1e-9));
+  CHECK(t.elements < 6);
 }

@@ -2,7 +2,10 @@
 
 #include <Eigen/Cholesky>
 #include <cmath>
+#include <memory>
+#include <vector>
 
+#include "lib/linsolve/block_diagonal_cholesky.hpp"
 #include "tests/solid/solid_support.hpp"
 
 using namespace fsicut;
@@ -189,6 +192,78 @@ TEST_CASE("a cube started at one eighth of its volume recovers its rest volume")
                            << s.kinetic_energy << " J, elastic " << s.elastic_energy << " J");
   CHECK(v0 / rest == doctest::Approx(0.125).epsilon(1e-12));
   CHECK(std::abs(s.volume / rest - 1) < 0.01);
+}
+
+namespace {
+
+// The cantilever as a body: 1 x 0.1 x 0.1 m, 20 cells long and
+// `layers` across, clamped at x = 0, density 1000 kg/m^3, mass damping 30 1/s.
+Body quadratic_cantilever(int layers, Real E) {
+  BodySpec d = test::solid_desc(1000, E, 0.3);
+  d.element = ElementOrder::quadratic;
+  d.tau_m = 30;
+  d.pinned = test::pin_box(Vec3(-1, -1, -1), Vec3(1e-9, 1, 1));
+  return test::box_body(d, Vec3(0, 0, -0.05), Vec3(1, 0.1, 0.05), Vec3i(20, layers, layers));
+}
+
+}  // namespace
+
+TEST_CASE("the velocity step: Cholesky with its analysis kept - the PCG fallback converges on quadratic elements") {
+  const Real dt = 1.0 / 30;
+  for (int layers : {1, 2})
+    for (Real E : {1e8, 1e11}) {
+      INFO(layers << " layers, E " << E << " Pa");
+      Body direct = quadratic_cantilever(layers, E);
+      Body fallback = direct;
+      for (int n = 0; n < 2; ++n) {
+        const linsolve::Report d = test::step(direct, dt, GRAVITY);
+        const std::shared_ptr<detail::VelocitySolver> set_up = direct.velocity_solver.solver;
+        solid::update_positions(fallback, dt);
+        solid::apply_gravity(fallback, GRAVITY, dt);
+        // No factorization allowed: the PCG a body too large to factor gets.
+        const linsolve::Report p = solid::advance_velocities(fallback, dt, NO_GRAVITY, {}, 0);
+        INFO("substep " << n << ": Cholesky " << d.iterations << " iterations, residual " << d.relative_residual
+                        << "; PCG " << p.iterations << " iterations, residual " << p.relative_residual << " (floor "
+                        << p.round_off_floor << ")");
+        CHECK(solves_directly(direct));
+        CHECK_FALSE(solves_directly(fallback));
+        CHECK(d.converged);
+        CHECK(d.iterations <= 1 + linsolve::MAX_REFINEMENTS);
+        CHECK(d.relative_residual <= std::max(1e-10, linsolve::ROUND_OFF_MARGIN * d.round_off_floor));
+        CHECK(p.converged);
+        CHECK(p.iterations < 2000);
+        // Both solve the same system: the velocities agree to the tolerance's order.
+        CHECK((fallback.v - direct.v).norm() <= 1e-6 * direct.v.norm());
+        // The symbolic analysis is made once per body and kept.
+        test::step(direct, dt, GRAVITY);
+        CHECK(direct.velocity_solver.solver == set_up);
+        fallback.x = direct.x;
+        fallback.v = direct.v;
+        solid::update_rotations(fallback);
+      }
+    }
+}
+
+TEST_CASE("the velocity step: a copy of a body sets up its own solve and steps bit for bit like the original") {
+  Body original = quadratic_cantilever(2, 1e8);
+  const Real dt = 1.0 / 30;
+  for (int n = 0; n < 2; ++n) test::step(original, dt, GRAVITY);
+  Body copy = original;  // as a resumed run's bodies: the state, no set-up
+  CHECK(copy.velocity_solver.solver == nullptr);
+  for (int n = 0; n < 3; ++n) {
+    test::step(original, dt, GRAVITY);
+    test::step(copy, dt, GRAVITY);
+  }
+  CHECK(copy.velocity_solver.solver != original.velocity_solver.solver);
+  CHECK(copy.x == original.x);
+  CHECK(copy.v == original.v);
+  // New pinned nodes change the unknowns: the set-up is made again.
+  const std::shared_ptr<detail::VelocitySolver> before = original.velocity_solver.solver;
+  std::vector<char> pinned = original.pinned;
+  pinned.back() = 1;
+  set_pinned(original, pinned);
+  CHECK(test::step(original, dt, GRAVITY).converged);
+  CHECK(original.velocity_solver.solver != before);
 }
 
 TEST_SUITE("validation") {
