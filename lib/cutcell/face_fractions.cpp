@@ -52,10 +52,7 @@ Real fraction_inside(Real p00, Real p10, Real p11, Real p01) {
   }
 }
 
-namespace {
-
-// The open fraction of the face of axis a at index x.
-Real open_fraction(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi, int a, const Vec3i& x) {
+Real open_face_fraction(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi, int a, const Vec3i& x) {
   if (x[a] == 0 || x[a] == grid.resolution[a]) return 0;  // domain wall: closed
   // The face of axis a at index (i,j,k) has corners at nodes (i,j,k) + s*e_b + t*e_c,
   // s, t in {0, 1}, with b, c the two other axes.
@@ -68,14 +65,12 @@ Real open_fraction(const grid::MacGrid& grid, const grid::Array3<Real>& solid_ph
   return open;
 }
 
-}  // namespace
-
 void compute_face_fractions(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                             FaceFractions& fractions) {
   for (int a = 0; a < 3; ++a) {
     auto& f = fractions[a];
     f.resize(grid.face_shape(a));
-    parallel_for(0, f.count(), [&](Index idx) { f[idx] = open_fraction(grid, solid_phi, a, f.coord(idx)); });
+    parallel_for(0, f.count(), [&](Index idx) { f[idx] = open_face_fraction(grid, solid_phi, a, f.coord(idx)); });
   }
 }
 
@@ -89,7 +84,7 @@ void update_face_fractions(const grid::MacGrid& grid, const grid::Array3<Real>& 
     const Vec3i span = last - first + Vec3i::Ones();
     parallel_for(0, static_cast<Index>(span.y()) * span.z(), [&](Index row) {
       const int j = first.y() + static_cast<int>(row % span.y()), k = first.z() + static_cast<int>(row / span.y());
-      for (int i = first.x(); i <= last.x(); ++i) f(i, j, k) = open_fraction(grid, solid_phi, a, Vec3i(i, j, k));
+      for (int i = first.x(); i <= last.x(); ++i) f(i, j, k) = open_face_fraction(grid, solid_phi, a, Vec3i(i, j, k));
     });
   }
 }

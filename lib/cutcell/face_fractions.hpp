@@ -29,6 +29,11 @@ Real fraction_inside(Real phi_a, Real phi_b);
 // around the square: (0,0), (1,0), (1,1), (0,1).
 Real fraction_inside(Real phi_00, Real phi_10, Real phi_11, Real phi_01);
 
+// The open fraction of the face of `axis` at index `face` from the node solid
+// SDF, as compute_face_fractions() sets it (0 on the domain walls).
+Real open_face_fraction(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi, int axis,
+                        const Vec3i& face);
+
 // Open fractions of every face from the node solid SDF `solid_phi` (size
 // grid.node_shape(), [m]); `fractions` is resized. Parallel over faces.
 void compute_face_fractions(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,

@@ -97,8 +97,8 @@ void update_distance_fields(Liquid& l) {
 }
 
 linsolve::Report project(Liquid& l, Real dt) {
-  return project_pressure(l.grid, l.liquid_phi, l.fractions, dt, l.density, l.projection,
-                           l.velocity, l.pressure, l.valid);
+  return project_pressure(l.grid, l.liquid_phi, l.fractions, dt, l.density, l.projection, l.velocity,
+                          l.pressure, l.valid, l.split, &l.region_pressure);
 }
 
 void extrapolate_and_constrain(Liquid& l, const SolidVelocity& solid_velocity) {

@@ -59,6 +59,10 @@ struct Liquid {
   levelset::NeighbourReach reach;    // cells cut off from neighbours by thin solids; empty = none
                                      // (advect() uses reach.particles when it has one entry per particle)
                                      // (sim/solid_fields.hpp sets it with solid_phi)
+  cutcell::SplitCells split;         // cells thin solids divide, one pressure per region; empty = none
+                                     // (sim/solid_fields.hpp sets it with the fractions)
+  std::vector<Real> region_pressure; // [Pa] the further regions of split cells, last projection
+                                     // (cutcell::ActiveCells::whole onwards)
   FaceFlags valid;                   // faces set by the last projection / extrapolation
 
   levelset::StaticSolid solid;       // static obstacles; empty = none (domain walls only)

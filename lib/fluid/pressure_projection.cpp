@@ -50,6 +50,186 @@ std::vector<int> groups_without_air(const cutcell::ActiveCells& active,
   return result;
 }
 
+
+// Pinned groups from the matrix's graph: every group of unknowns joined by
+// off-diagonal entries without an unknown in `air` gets its first unknown's
+// diagonal raised by `scale` (as groups_without_air, for split cells).
+int pin_closed_groups(linsolve::SparseMatrix& matrix, const std::vector<char>& air, Real scale) {
+  const int n = static_cast<int>(matrix.rows());
+  std::vector<int> group(n, -1), stack;
+  int pinned = 0;
+  for (int seed = 0; seed < n; ++seed) {
+    if (group[seed] >= 0) continue;
+    bool has_air = false;
+    group[seed] = seed;
+    stack.push_back(seed);
+    while (!stack.empty()) {
+      const int r = stack.back();
+      stack.pop_back();
+      has_air = has_air || air[r];
+      for (linsolve::SparseMatrix::InnerIterator it(matrix, r); it; ++it)
+        if (group[it.index()] < 0) {
+          group[it.index()] = seed;
+          stack.push_back(static_cast<int>(it.index()));
+        }
+    }
+    if (has_air) continue;
+    matrix.coeffRef(seed, seed) += scale;
+    ++pinned;
+  }
+  return pinned;
+}
+
+using Entries = std::vector<std::pair<int, Real>>;
+
+// Row u's entries and right side from face `face` of axis `axis` on `side` of
+// its cell, when the face has pieces (see the header).
+void add_split_face(const cutcell::ActiveCells& active, const grid::Array3<Real>& liquid_phi,
+                    const std::vector<cutcell::FacePiece>& pieces, Index cell, Index neighbour, int region, int side,
+                    int u, Real scale, Entries& row, Real& diag, Real& flux_fraction, bool& air) {
+  Real shared = 0, mine = 0;
+  Entries d;
+  for (const cutcell::FacePiece& p : pieces) {
+    const int here = side > 0 ? p.low : p.high, there = side > 0 ? p.high : p.low;
+    const int uh = active.unknown(cell, here), ut = active.unknown(neighbour, there);
+    if (here == region) flux_fraction += p.fraction;
+    if (uh >= 0 && ut >= 0) {
+      shared += p.fraction;
+      d.emplace_back(uh, p.fraction);
+      d.emplace_back(ut, -p.fraction);
+      if (uh == u) mine += p.fraction;
+    } else if (here == region && uh >= 0) {
+      diag += p.fraction * scale / ghost_theta(active.phi(liquid_phi, cell, here), active.phi(liquid_phi, neighbour, there));
+      air = true;
+    }
+  }
+  if (mine > 0)
+    for (const auto& [j, dj] : d) row.emplace_back(j, scale * mine * dj / shared);
+}
+
+// assemble_pressure with split cells: rows built entry by entry, merged.
+PressureSystem assemble_split(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
+                              const cutcell::FaceFractions& fractions, const grid::MacVelocity& velocity,
+                              Real scale, const cutcell::SplitCells& split) {
+  PressureSystem sys;
+  sys.active = cutcell::find_active_cells(grid, liquid_phi, fractions, split);
+  const cutcell::ActiveCells& active = sys.active;
+  const int n = active.count();
+  const Real inv_dx = 1 / grid.dx;
+  std::vector<int> region(n, 0);
+  for (const auto& [cell, unknowns] : active.regions)
+    for (std::size_t r = 0; r < unknowns.size(); ++r)
+      if (unknowns[r] >= 0) region[unknowns[r]] = static_cast<int>(r);
+  std::vector<Entries> rows(n);
+  std::vector<char> air(n, 0);
+  sys.rhs.resize(n);
+  parallel_for(0, n, [&](Index u) {
+    const Index cell = active.cells[u];
+    const Vec3i c = liquid_phi.coord(cell);
+    Entries& row = rows[u];
+    Real diag = 0, rhs = 0;
+    bool touches_air = false;
+    for (int q = 0; q < 6; ++q) {
+      const int axis = NEIGHBOUR_AXIS[q], side = NEIGHBOUR_SIDE[q];
+      Vec3i face = c, nb = c;
+      if (side > 0) face[axis] += 1;
+      nb[axis] += side;
+      const Index idx = fractions[axis].index(face.x(), face.y(), face.z());
+      const Real w = fractions[axis][idx];
+      if (!(w > 0)) continue;
+      const Index neighbour = liquid_phi.index(nb.x(), nb.y(), nb.z());
+      if (const std::vector<cutcell::FacePiece>* pieces = split.pieces(axis, idx)) {
+        Real flux_fraction = 0;
+        add_split_face(active, liquid_phi, *pieces, cell, neighbour, region[u], side, static_cast<int>(u), scale,
+                       row, diag, flux_fraction, touches_air);
+        rhs -= side * flux_fraction * velocity[axis][idx] * inv_dx;
+        continue;
+      }
+      rhs -= side * w * velocity[axis][idx] * inv_dx;
+      const int rn = active.row[neighbour];
+      if (rn >= 0) {
+        diag += w * scale;
+        row.emplace_back(rn, -w * scale);
+      } else {
+        diag += w * scale / ghost_theta(liquid_phi[cell], liquid_phi[neighbour]);
+        touches_air = true;
+      }
+    }
+    row.emplace_back(static_cast<int>(u), diag);
+    std::stable_sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::size_t kept = 0;
+    for (std::size_t e = 0; e < row.size(); ++e) {
+      if (kept > 0 && row[kept - 1].first == row[e].first) {
+        row[kept - 1].second += row[e].second;
+      } else {
+        row[kept++] = row[e];
+      }
+    }
+    row.resize(kept);
+    air[u] = touches_air;
+    sys.rhs[u] = rhs;
+  });
+  sys.matrix.resize(n, n);
+  int* outer = sys.matrix.outerIndexPtr();
+  outer[0] = 0;
+  for (int r = 0; r < n; ++r) outer[r + 1] = outer[r] + static_cast<int>(rows[r].size());
+  sys.matrix.resizeNonZeros(outer[n]);
+  parallel_for(0, n, [&](Index r) {
+    int pos = sys.matrix.outerIndexPtr()[r];
+    for (const auto& [j, v] : rows[r]) {
+      sys.matrix.innerIndexPtr()[pos] = j;
+      sys.matrix.valuePtr()[pos++] = v;
+    }
+  });
+  sys.pinned_groups = pin_closed_groups(sys.matrix, air, scale);
+  return sys;
+}
+
+
+// The velocity update of the faces with pieces (see the header): the pieces
+// with liquid on both sides share their gradient by area; a face with none
+// takes the ghost-fluid gradient of its pieces with liquid on one side.
+void apply_split_faces(const cutcell::ActiveCells& active, const grid::Array3<Real>& liquid_phi,
+                       const cutcell::FaceFractions& fractions, const grid::Array3<Real>& pressure,
+                       const std::vector<Real>& regions, Real coef, const cutcell::SplitCells& split,
+                       grid::MacVelocity& velocity, FaceFlags& valid) {
+  const auto value = [&](int u) {
+    return u < active.whole ? pressure[active.cells[u]] : regions[static_cast<std::size_t>(u - active.whole)];
+  };
+  for (int a = 0; a < 3; ++a)
+    for (const auto& [idx, pieces] : split.faces[a]) {
+      if (!(fractions[a][idx] > 0)) continue;
+      const Vec3i f = fractions[a].coord(idx);
+      Vec3i left = f;
+      left[a] -= 1;
+      const Index low = liquid_phi.index(left.x(), left.y(), left.z()), high = liquid_phi.index(f.x(), f.y(), f.z());
+      Real shared = 0, gradient = 0, one_sided = 0, ghost = 0;
+      for (const cutcell::FacePiece& p : pieces) {
+        const int ul = active.unknown(low, p.low), uh = active.unknown(high, p.high);
+        if (ul >= 0 && uh >= 0) {
+          shared += p.fraction;
+          gradient += p.fraction * (value(uh) - value(ul));
+        } else if (ul >= 0) {
+          one_sided += p.fraction;
+          ghost += p.fraction * -value(ul) /
+                   ghost_theta(active.phi(liquid_phi, low, p.low), active.phi(liquid_phi, high, p.high));
+        } else if (uh >= 0) {
+          one_sided += p.fraction;
+          ghost += p.fraction * value(uh) /
+                   ghost_theta(active.phi(liquid_phi, high, p.high), active.phi(liquid_phi, low, p.low));
+        }
+      }
+      if (shared > 0) {
+        velocity[a][idx] -= coef * gradient / shared;
+      } else if (one_sided > 0) {
+        velocity[a][idx] -= coef * ghost / one_sided;
+      } else {
+        continue;
+      }
+      valid[a][idx] = 1;
+    }
+}
+
 }  // namespace
 
 Real ghost_theta(Real phi_liquid, Real phi_air) {
@@ -60,7 +240,10 @@ Real ghost_theta(Real phi_liquid, Real phi_air) {
 
 PressureSystem assemble_pressure(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
                                  const cutcell::FaceFractions& fractions,
-                                 const grid::MacVelocity& velocity, Real dt, Real density) {
+                                 const grid::MacVelocity& velocity, Real dt, Real density,
+                                 const cutcell::SplitCells& split) {
+  if (!split.empty())
+    return assemble_split(grid, liquid_phi, fractions, velocity, dt / (density * grid.dx * grid.dx), split);
   PressureSystem sys;
   sys.active = cutcell::find_active_cells(grid, liquid_phi, fractions);
   const auto& active = sys.active;
@@ -139,12 +322,24 @@ std::vector<Vec3i> PressureSystem::cells() const {
   return out;
 }
 
+linsolve::Vector gather_pressure(const cutcell::ActiveCells& active, const grid::Array3<Real>& pressure) {
+  linsolve::Vector x(active.count());
+  for (int r = 0; r < active.count(); ++r) x[r] = pressure[active.cells[r]];
+  return x;
+}
+
+void scatter_pressure(const cutcell::ActiveCells& active, const linsolve::Vector& x, grid::Array3<Real>& pressure,
+                      std::vector<Real>& regions) {
+  pressure.fill(0);
+  for (int r = 0; r < active.whole; ++r) pressure[active.cells[r]] = x[r];
+  regions.assign(x.data() + active.whole, x.data() + active.count());
+}
+
 linsolve::Report solve_pressure(const PressureSystem& sys, const ProjectionSettings& settings,
-                                grid::Array3<Real>& pressure) {
+                                grid::Array3<Real>& pressure, std::vector<Real>* regions) {
   const auto& active = sys.active;
   const int n = active.count();
-  linsolve::Vector x(n);
-  for (int r = 0; r < n; ++r) x[r] = pressure[active.cells[r]];
+  linsolve::Vector x = gather_pressure(active, pressure);
   linsolve::PcgSettings pcg;
   pcg.tolerance = settings.tolerance;
   pcg.max_iterations = settings.max_iterations;
@@ -166,15 +361,16 @@ linsolve::Report solve_pressure(const PressureSystem& sys, const ProjectionSetti
                           std::to_string(report.relative_residual) + " after " +
                           std::to_string(report.iterations) + " iterations (" + std::to_string(n) +
                           " unknowns)");
-  pressure.fill(0);
-  for (int r = 0; r < n; ++r) pressure[active.cells[r]] = x[r];
+  std::vector<Real> further;
+  scatter_pressure(active, x, pressure, regions ? *regions : further);
   return report;
 }
 
 void apply_pressure(const grid::MacGrid& grid, const cutcell::ActiveCells& active,
                     const grid::Array3<Real>& liquid_phi, const cutcell::FaceFractions& fractions,
                     const grid::Array3<Real>& pressure, Real dt, Real density,
-                    grid::MacVelocity& velocity, FaceFlags& valid) {
+                    grid::MacVelocity& velocity, FaceFlags& valid, const cutcell::SplitCells& split,
+                    const std::vector<Real>& regions) {
   const Real coef = dt / (density * grid.dx);
   for (int a = 0; a < 3; ++a) {
     valid[a].resize(grid.face_shape(a));
@@ -200,6 +396,7 @@ void apply_pressure(const grid::MacGrid& grid, const cutcell::ActiveCells& activ
         if (side == 0 && la) continue;  // the left cell visits it
         const Index idx = velocity[a].index(f.x(), f.y(), f.z());
         if (!(fractions[a][idx] > 0)) continue;
+        if (!split.empty() && split.pieces(a, idx)) continue;  // below
         Real pl, pr;
         if (la && ra) {
           pl = pressure(left);
@@ -217,15 +414,19 @@ void apply_pressure(const grid::MacGrid& grid, const cutcell::ActiveCells& activ
       }
     }
   });
+  if (!split.empty()) apply_split_faces(active, liquid_phi, fractions, pressure, regions, coef, split, velocity, valid);
 }
 
 linsolve::Report project_pressure(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
                          const cutcell::FaceFractions& fractions, Real dt, Real density,
                          const ProjectionSettings& settings, grid::MacVelocity& velocity,
-                         grid::Array3<Real>& pressure, FaceFlags& valid) {
-  const PressureSystem sys = assemble_pressure(grid, liquid_phi, fractions, velocity, dt, density);
-  const linsolve::Report report = solve_pressure(sys, settings, pressure);
-  apply_pressure(grid, sys.active, liquid_phi, fractions, pressure, dt, density, velocity, valid);
+                         grid::Array3<Real>& pressure, FaceFlags& valid, const cutcell::SplitCells& split,
+                         std::vector<Real>* regions) {
+  const PressureSystem sys = assemble_pressure(grid, liquid_phi, fractions, velocity, dt, density, split);
+  std::vector<Real> further;
+  if (!regions) regions = &further;
+  const linsolve::Report report = solve_pressure(sys, settings, pressure, regions);
+  apply_pressure(grid, sys.active, liquid_phi, fractions, pressure, dt, density, velocity, valid, split, *regions);
   return report;
 }
 

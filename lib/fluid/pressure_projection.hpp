@@ -22,6 +22,25 @@
 // group that does not (liquid filling a closed cavity) has a constant null space,
 // and one of its cells gets a free-surface term to pin the constant (see the .cpp).
 //
+// Split cells (cutcell/split_cells.hpp): each region of a cell a thin solid
+// divides is an unknown of its own, and a face that touches one carries pieces,
+// each joining a region on either side with its share a_k of the face's open
+// fraction A = sum_k a_k. The face keeps one velocity u_f, so a region's
+// balance counts a_k u_f for each of its pieces; the velocity update is
+//   u_f = u*_f - dt/(rho dx) (1/A) sum_k a_k (p_high(k) - p_low(k)),
+// the pressure gradient the face's pieces share by area. With d_f the vector
+// of +a_k at the low regions and -a_k at the high ones, the face adds
+// (dt/(rho dx^2)) d_f d_f^T / A to the matrix: D W^-1 D^T with W = diag(A) (the
+// variational form of Batty, Bertails & Bridson 2007), so the matrix stays
+// symmetric positive semi-definite, definite where every group touches air as
+// above, and a face with one piece gives exactly the term of a whole face.
+// Pieces with air on one side take the ghost-fluid term of a whole face (the
+// shared gradient then sums the others only). Why one velocity per face and
+// not one per piece: the velocity field, its advection and extrapolation and
+// the particles stay those of the MAC grid; what it costs is that the regions
+// on the two sides of a thin wall share the tangential velocity of the faces
+// the wall crosses (their pressures, volumes and normal fluxes stay apart).
+//
 // After the solve, (20): u_f = u*_f - dt/rho (p_right - p_left)/dx on every face
 // with A_f > 0 next to an active cell (the ghost pressure on the air side). These
 // faces are "valid"; all other faces keep u* and are left to extrapolation.
@@ -29,6 +48,7 @@
 
 #include "lib/cutcell/active_cells.hpp"
 #include "lib/cutcell/face_fractions.hpp"
+#include "lib/cutcell/split_cells.hpp"
 #include "lib/fluid/velocity.hpp"
 #include "lib/grid/mac_grid.hpp"
 #include "lib/linsolve/pcg.hpp"
@@ -64,28 +84,45 @@ Real ghost_theta(Real phi_liquid, Real phi_air);
 
 // Assembles the system above. `liquid_phi` cell centres [m]; `fractions` open face
 // fractions; `velocity` u* [m/s]; dt [s]; density rho [kg/m^3]. Parallel over rows.
+// `split`: the cells thin solids divide (empty: none).
 PressureSystem assemble_pressure(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
                                  const cutcell::FaceFractions& fractions,
-                                 const grid::MacVelocity& velocity, Real dt, Real density);
+                                 const grid::MacVelocity& velocity, Real dt, Real density,
+                                 const cutcell::SplitCells& split = cutcell::SplitCells{});
+
+// The unknowns' pressures [Pa] from a cell array (a split cell's further
+// regions start from its first one's value): what warm-starts a solve.
+linsolve::Vector gather_pressure(const cutcell::ActiveCells& active, const grid::Array3<Real>& pressure);
+// The solution x (#active [Pa]) into the cell array (0 in inactive cells; a
+// split cell holds its first active region's value) and `regions`, the
+// pressures of the further regions (unknowns active.whole, ... in order).
+void scatter_pressure(const cutcell::ActiveCells& active, const linsolve::Vector& x,
+                      grid::Array3<Real>& pressure, std::vector<Real>& regions);
 
 // Solves the system with PCG (settings.preconditioner), warm-started from `pressure` (cell array [Pa],
 // size grid.cell_shape()), and writes the solution back into it (0 in inactive
-// cells). Throws SimulationError if the solve does not converge, unless
-// settings.allow_unconverged.
+// cells; the further regions of split cells into `regions`, see
+// scatter_pressure). Throws SimulationError if the solve does not converge,
+// unless settings.allow_unconverged.
 linsolve::Report solve_pressure(const PressureSystem& system, const ProjectionSettings& settings,
-                                grid::Array3<Real>& pressure);
+                                grid::Array3<Real>& pressure, std::vector<Real>* regions = nullptr);
 
 // The velocity update (20) on the faces described above; sets `valid`.
+// `split` and `regions` as given to assemble_pressure and by solve_pressure.
 void apply_pressure(const grid::MacGrid& grid, const cutcell::ActiveCells& active,
                     const grid::Array3<Real>& liquid_phi, const cutcell::FaceFractions& fractions,
                     const grid::Array3<Real>& pressure, Real dt, Real density,
-                    grid::MacVelocity& velocity, FaceFlags& valid);
+                    grid::MacVelocity& velocity, FaceFlags& valid,
+                    const cutcell::SplitCells& split = cutcell::SplitCells{},
+                    const std::vector<Real>& regions = {});
 
 // assemble_pressure + solve_pressure + apply_pressure.
 linsolve::Report project_pressure(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
                          const cutcell::FaceFractions& fractions, Real dt, Real density,
                          const ProjectionSettings& settings, grid::MacVelocity& velocity,
-                         grid::Array3<Real>& pressure, FaceFlags& valid);
+                         grid::Array3<Real>& pressure, FaceFlags& valid,
+                         const cutcell::SplitCells& split = cutcell::SplitCells{},
+                         std::vector<Real>* regions = nullptr);
 
 // The weighted divergence of cell c: (1/dx) sum_f A_f u_f . n_f [1/s], the left
 // side of (13) for static solids; zero after an exact projection.

@@ -124,11 +124,9 @@ coupling::PartitionedSolution solve_with_geometry(SimState& state, Real dt, cons
     update_solid_fields(state);
     last = assemble_coupled(state, dt);
     const cutcell::ActiveCells& active = last.fluid.active;
-    linsolve::Vector p(active.count());
-    for (int r = 0; r < active.count(); ++r) p[r] = liquid.pressure[active.cells[r]];
+    linsolve::Vector p = fluid::gather_pressure(active, liquid.pressure);
     const linsolve::Vector g = coupling::fluid_side(last.system, settings, p, worst)(v);
-    liquid.pressure.fill(0);
-    for (int r = 0; r < active.count(); ++r) liquid.pressure[active.cells[r]] = p[r];
+    fluid::scatter_pressure(active, p, liquid.pressure, liquid.region_pressure);
     out.solution.pressure = p;
     return g;
   };
@@ -209,7 +207,7 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
   const grid::MacGrid& grid = liquid.grid;
   CoupledAssembly out;
   out.fluid = fluid::assemble_pressure(grid, liquid.liquid_phi, liquid.fractions, liquid.velocity, dt,
-                                          liquid.density);
+                                       liquid.density, liquid.split);
   // The rows of pressure_projection.hpp are volume balances divided by dx^3;
   // the coupled system keeps the paper's units (volume rates [m^3/s]).
   const Real cell_volume = grid.dx * grid.dx * grid.dx;
@@ -254,8 +252,7 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
   coupling::CoupledSolution guess;
   CoupledAssembly moved;  // recompute_geometry: the final liquid solve's assembly
   const cutcell::ActiveCells* active = &a.fluid.active;
-  guess.pressure.resize(active->count());
-  for (int r = 0; r < active->count(); ++r) guess.pressure[r] = liquid.pressure[active->cells[r]];
+  guess.pressure = fluid::gather_pressure(*active, liquid.pressure);
   guess.velocity = free_velocities(state);
 
   const coupling::CoupledSettings s = coupled_settings(settings);
@@ -293,10 +290,9 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
                           "): the solution is not finite after " + std::to_string(x.report.iterations) +
                           " iterations");
 
-  liquid.pressure.fill(0);
-  for (int r = 0; r < active->count(); ++r) liquid.pressure[active->cells[r]] = x.pressure[r];
+  fluid::scatter_pressure(*active, x.pressure, liquid.pressure, liquid.region_pressure);
   fluid::apply_pressure(liquid.grid, *active, liquid.liquid_phi, liquid.fractions, liquid.pressure, dt,
-                           liquid.density, liquid.velocity, liquid.valid);
+                        liquid.density, liquid.velocity, liquid.valid, liquid.split, liquid.region_pressure);
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
     if (is_reduced(state, b)) continue;
     solid::Body& body = state.solids[b];

@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 
+#include "lib/cutcell/split_cells.hpp"
 #include "lib/cutcell/thin_solids.hpp"
 #include "lib/mesh/quadratic.hpp"
 #include "lib/sim/couple.hpp"
@@ -15,6 +16,9 @@ namespace {
 // active cell of a patch whose own cell is inactive: past the patch's cell
 // plane, not beyond the next cell.
 constexpr Real PATCH_PROBE_CELLS = 0.5;
+// How far [cells] off a patch in a split cell its fluid side is sampled: well
+// inside the thinnest region the cell's samples resolve.
+constexpr Real SPLIT_PROBE_CELLS = 1e-3;
 
 // The pressure at a point x near the active cell `cell`, as weights on active
 // cells: the cell's value plus, per axis a, (x - centre)_a / dx times a
@@ -46,14 +50,19 @@ struct PressureStencil {
   }
 };
 
+// A split cell (cutcell/split_cells.hpp) has no single pressure to difference
+// with: it takes no part in the reconstruction of a neighbour's patches.
 PressureStencil pressure_stencil(const grid::MacGrid& g, const cutcell::ActiveCells& active,
-                                 const cutcell::FaceFractions& fractions, const Vec3i& cell, const Vec3& x) {
+                                 const cutcell::FaceFractions& fractions, const cutcell::SplitCells& split,
+                                 const Vec3i& cell, const Vec3& x) {
   // The active neighbour of `from` on `side` along `axis`, joined to it by an open face.
   const auto joined = [&](const Vec3i& from, int axis, int side, Vec3i& nb) {
     nb = from;
     nb[axis] += side;
     return active.row.inside(nb.x(), nb.y(), nb.z()) && active.row(nb) >= 0 &&
-           cutcell::cell_face_fraction(fractions, axis, side, from) > 0;
+           cutcell::cell_face_fraction(fractions, axis, side, from) > 0 &&
+           split.count(active.row.index(nb.x(), nb.y(), nb.z())) < 2 &&
+           split.count(active.row.index(from.x(), from.y(), from.z())) < 2;
   };
   // Adds t times the difference p(toward) - p(from) along `axis`, preferring
   // the neighbour on `side`; false when `from` has no joined neighbour along it.
@@ -113,6 +122,31 @@ CouplingColumns coupling_columns(const SimState& state, const cutcell::ActiveCel
       Vec3i cell = active.row.coord(q.cell);
       const Vec3 centroid = q.barycentric[0] * body.x.col(t[0]) + q.barycentric[1] * body.x.col(t[1]) +
                             q.barycentric[2] * body.x.col(t[2]);
+      const mesh::SurfaceWeights w = mesh::surface_weights(body.mesh, q.triangle, q.barycentric);
+      const auto add = [&](const PressureStencil& stencil) {
+        for (int j = 0; j < w.count; ++j) {
+          const int k = reduced ? w.node[j] : body.dofs.free_index[w.node[j]];
+          if (k < 0) continue;
+          Triplets& into = reduced ? out.reduced.back() : out.full;
+          const int column = reduced ? 3 * k : dof_offset[b] + 3 * k;
+          for (int n = 0; n < stencil.size; ++n)
+            for (int d = 0; d < 3; ++d)
+              into.emplace_back(stencil.row[n], column + d, stencil.weight[n] * q.area * w.weight[j] * q.normal[d]);
+        }
+      };
+      // In a split cell the patch belongs to the region on its fluid side, with
+      // that region's pressure (the paper's N; no reconstruction across the wall).
+      if (liquid.split.count(q.cell) >= 2) {
+        const int region = cutcell::region_of(liquid.split, g, state.surfaces.meshes, q.cell,
+                                              centroid - SPLIT_PROBE_CELLS * g.dx * q.normal);
+        if (region >= 0) {
+          PressureStencil own;
+          const int u = active.unknown(q.cell, region);
+          if (u >= 0) own.add(u, 1);
+          add(own);
+          continue;
+        }
+      }
       const Vec3i outside = g.cell_of(centroid - PATCH_PROBE_CELLS * g.dx * q.normal);
       if (active.row[q.cell] < 0 ||
           (outside != cell && cutcell::separated(g, liquid.solid_phi, state.surfaces.meshes, cell, outside))) {
@@ -127,17 +161,7 @@ CouplingColumns coupling_columns(const SimState& state, const cutcell::ActiveCel
         cell = outside;
         if (active.row(cell) < 0) continue;  // no liquid next to the patch: p = 0
       }
-      const PressureStencil stencil = pressure_stencil(g, active, liquid.fractions, cell, centroid);
-      const mesh::SurfaceWeights w = mesh::surface_weights(body.mesh, q.triangle, q.barycentric);
-      for (int j = 0; j < w.count; ++j) {
-        const int k = reduced ? w.node[j] : body.dofs.free_index[w.node[j]];
-        if (k < 0) continue;
-        Triplets& into = reduced ? out.reduced.back() : out.full;
-        const int column = reduced ? 3 * k : dof_offset[b] + 3 * k;
-        for (int n = 0; n < stencil.size; ++n)
-          for (int d = 0; d < 3; ++d)
-            into.emplace_back(stencil.row[n], column + d, stencil.weight[n] * q.area * w.weight[j] * q.normal[d]);
-      }
+      add(pressure_stencil(g, active, liquid.fractions, liquid.split, cell, centroid));
     }
   }
   return out;

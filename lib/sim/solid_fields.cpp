@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "lib/core/parallel.hpp"
+#include "lib/cutcell/split_cells.hpp"
 #include "lib/cutcell/thin_solids.hpp"
 #include "lib/mesh/barycentric.hpp"
 #include "lib/mesh/quadratic.hpp"
@@ -65,6 +66,7 @@ void update_solid_fields(SimState& state) {
   }
   grid::Array3<char> thin_cells;
   cutcell::close_thin_solid_faces(grid, liquid.solid_phi, surfaces.meshes, liquid.fractions, thin_cells);
+  liquid.split = cutcell::split_cells(grid, liquid.solid_phi, surfaces.meshes, thin_cells, liquid.fractions);
   liquid.reach = cutcell::neighbour_reach(grid, liquid.solid_phi, surfaces.meshes, thin_cells, liquid.particles);
   surfaces.fixed = state.solids.empty();
 }

@@ -1,0 +1,219 @@
+#include "lib/cutcell/split_cells.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <utility>
+
+#include "lib/core/parallel.hpp"
+
+namespace fsicut::cutcell {
+namespace {
+
+constexpr int S = SPLIT_SAMPLES;
+constexpr int INTERIOR = S * S * S;
+constexpr int FACE = S * S;
+
+// The two axes of a face of axis a, ascending.
+int first_other(int a) { return a == 0 ? 1 : 0; }
+int second_other(int a) { return a == 2 ? 1 : 2; }
+
+int interior_index(int i, int j, int k) { return i + S * (j + S * k); }
+
+// The face samples of cell face q (axis q / 2, low side for even q) at (u, v)
+// along the face's two axes.
+int face_index(int q, int u, int v) { return INTERIOR + q * FACE + u + S * v; }
+
+// What sampling one cell found.
+struct Sampled {
+  int regions = 0;
+  std::vector<signed char> label;  // INTERIOR + 6 FACE samples: region, or -1
+};
+
+struct UnionFind {
+  std::vector<int> parent;
+  explicit UnionFind(int n) : parent(static_cast<std::size_t>(n)) { std::iota(parent.begin(), parent.end(), 0); }
+  int find(int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void join(int a, int b) {
+    a = find(a);
+    b = find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  }
+};
+
+bool blocked(const std::vector<const levelset::MeshDistance*>& near, const Vec3& a, const Vec3& b) {
+  for (const levelset::MeshDistance* m : near)
+    if (m->segment_hits(a, b).count > 0) return true;
+  return false;
+}
+
+// The surfaces whose bounding boxes meet the box [lo, hi].
+std::vector<const levelset::MeshDistance*> surfaces_near(const std::vector<levelset::MeshDistance>& surfaces,
+                                                         const Vec3& lo, const Vec3& hi) {
+  std::vector<const levelset::MeshDistance*> near;
+  for (const levelset::MeshDistance& s : surfaces)
+    if ((s.bounds_min().array() <= hi.array()).all() && (s.bounds_max().array() >= lo.array()).all())
+      near.push_back(&s);
+  return near;
+}
+
+Vec3 sample_position(const grid::MacGrid& grid, const Vec3i& cell, int n) {
+  const Vec3 corner = grid.node_position(cell.x(), cell.y(), cell.z());
+  const Real h = grid.dx / S;
+  if (n < INTERIOR) return corner + h * (Vec3(n % S, (n / S) % S, n / FACE).array() + 0.5).matrix();
+  const int q = (n - INTERIOR) / FACE, m = (n - INTERIOR) % FACE, a = q / 2;
+  Vec3 x = corner;
+  x[a] += (q % 2) * grid.dx;
+  x[first_other(a)] += h * (m % S + 0.5);
+  x[second_other(a)] += h * (m / S + 0.5);
+  return x;
+}
+
+Sampled sample_cell(const grid::MacGrid& grid, const std::vector<levelset::MeshDistance>& surfaces,
+                    const Vec3i& cell) {
+  Sampled out;
+  out.label.assign(INTERIOR + 6 * FACE, -1);
+  const Vec3 lo = grid.node_position(cell.x(), cell.y(), cell.z());
+  const Vec3 hi = lo + Vec3::Constant(grid.dx);
+  const std::vector<const levelset::MeshDistance*> near = surfaces_near(surfaces, lo, hi);
+  std::vector<Vec3> x(INTERIOR + 6 * FACE);
+  for (int n = 0; n < static_cast<int>(x.size()); ++n) x[n] = sample_position(grid, cell, n);
+  UnionFind sets(static_cast<int>(x.size()));
+  const auto link = [&](int a, int b) {
+    if (!blocked(near, x[a], x[b])) sets.join(a, b);
+  };
+  for (int k = 0; k < S; ++k)
+    for (int j = 0; j < S; ++j)
+      for (int i = 0; i < S; ++i) {
+        const int n = interior_index(i, j, k);
+        if (i + 1 < S) link(n, interior_index(i + 1, j, k));
+        if (j + 1 < S) link(n, interior_index(i, j + 1, k));
+        if (k + 1 < S) link(n, interior_index(i, j, k + 1));
+      }
+  for (int q = 0; q < 6; ++q) {
+    const int a = q / 2, edge = q % 2 ? S - 1 : 0;
+    for (int v = 0; v < S; ++v)
+      for (int u = 0; u < S; ++u) {
+        Vec3i at;
+        at[a] = edge;
+        at[first_other(a)] = u;
+        at[second_other(a)] = v;
+        link(face_index(q, u, v), interior_index(at.x(), at.y(), at.z()));
+      }
+  }
+  // A group is a region when its first interior sample lies outside every
+  // solid and one of its samples is on a face; numbered by first face sample.
+  std::vector<int> region(x.size(), -2);  // per root: -2 unknown, -1 not a region
+  for (int n = INTERIOR; n < static_cast<int>(x.size()); ++n) {
+    const int root = sets.find(n);
+    if (region[root] == -2) {
+      const bool solid = root >= INTERIOR || std::any_of(near.begin(), near.end(), [&](const auto* m) {
+                           return m->inside(x[root]);
+                         });
+      region[root] = solid ? -1 : out.regions++;
+    }
+    out.label[n] = static_cast<signed char>(region[root]);
+  }
+  for (int n = 0; n < INTERIOR; ++n) {
+    const int r = region[sets.find(n)];
+    out.label[n] = static_cast<signed char>(r >= 0 ? r : -1);
+  }
+  return out;
+}
+
+}  // namespace
+
+int SplitCells::count(Index cell) const {
+  const auto it = regions.find(cell);
+  return it == regions.end() ? 1 : it->second;
+}
+
+const std::vector<FacePiece>* SplitCells::pieces(int axis, Index face) const {
+  const auto it = faces[axis].find(face);
+  return it == faces[axis].end() ? nullptr : &it->second;
+}
+
+SplitCells split_cells(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
+                       const std::vector<levelset::MeshDistance>& surfaces, const grid::Array3<char>& cells,
+                       FaceFractions& fractions) {
+  SplitCells split;
+  std::vector<Index> examined;
+  for (Index n = 0; n < cells.count(); ++n)
+    if (cells[n]) examined.push_back(n);
+  if (examined.empty()) return split;
+  std::vector<Sampled> sampled(examined.size());
+  parallel_for(0, static_cast<Index>(examined.size()),
+               [&](Index e) { sampled[e] = sample_cell(grid, surfaces, cells.coord(examined[e])); });
+  std::unordered_map<Index, const Sampled*> of;
+  for (std::size_t e = 0; e < examined.size(); ++e) {
+    of[examined[e]] = &sampled[e];
+    if (sampled[e].regions >= 2) {
+      split.regions[examined[e]] = sampled[e].regions;
+      split.samples[examined[e]].assign(sampled[e].label.begin(), sampled[e].label.begin() + INTERIOR);
+    }
+  }
+  // Every face of an examined cell, once, as (axis, face index).
+  std::vector<std::pair<int, Index>> faces;
+  for (Index n : examined) {
+    const Vec3i c = cells.coord(n);
+    for (int q = 0; q < 6; ++q) {
+      const int a = q / 2;
+      Vec3i f = c;
+      f[a] += q % 2;
+      if (f[a] == 0 || f[a] == grid.resolution[a]) continue;
+      faces.emplace_back(a, fractions[a].index(f.x(), f.y(), f.z()));
+    }
+  }
+  std::sort(faces.begin(), faces.end());
+  faces.erase(std::unique(faces.begin(), faces.end()), faces.end());
+  for (const auto& [a, idx] : faces) {
+    const Vec3i f = fractions[a].coord(idx);
+    Vec3i low = f;
+    low[a] -= 1;
+    const Index low_cell = cells.index(low.x(), low.y(), low.z()), high_cell = cells.index(f.x(), f.y(), f.z());
+    const auto lo_it = of.find(low_cell), hi_it = of.find(high_cell);
+    const Sampled* lo_s = lo_it == of.end() ? nullptr : lo_it->second;
+    const Sampled* hi_s = hi_it == of.end() ? nullptr : hi_it->second;
+    std::map<std::pair<int, int>, int> pairs;
+    int open = 0;
+    for (int m = 0; m < FACE; ++m) {
+      const int l = lo_s ? lo_s->label[face_index(2 * a + 1, m % S, m / S)] : 0;
+      const int h = hi_s ? hi_s->label[face_index(2 * a, m % S, m / S)] : 0;
+      if (l < 0 || h < 0) continue;
+      ++pairs[{l, h}];
+      ++open;
+    }
+    const Real fraction = open > 0 ? open_face_fraction(grid, solid_phi, a, f) : 0;
+    fractions[a][idx] = fraction;
+    if (!(fraction > 0) || ((!lo_s || lo_s->regions < 2) && (!hi_s || hi_s->regions < 2))) continue;
+    std::vector<FacePiece>& pieces = split.faces[a][idx];
+    for (const auto& [regions, count] : pairs)
+      pieces.push_back({regions.first, regions.second, fraction * count / open});
+  }
+  return split;
+}
+
+int region_of(const SplitCells& split, const grid::MacGrid& grid,
+              const std::vector<levelset::MeshDistance>& surfaces, Index cell, const Vec3& x) {
+  const auto it = split.samples.find(cell);
+  if (it == split.samples.end()) return 0;
+  const std::vector<signed char>& label = it->second;
+  const Vec3i& n = grid.resolution;
+  const Vec3i c(static_cast<int>(cell % n.x()), static_cast<int>(cell / n.x() % n.y()),
+                static_cast<int>(cell / n.x() / n.y()));
+  const Vec3 lo = grid.node_position(c.x(), c.y(), c.z());
+  const std::vector<const levelset::MeshDistance*> near =
+      surfaces_near(surfaces, lo - Vec3::Constant(grid.dx), lo + Vec3::Constant(2 * grid.dx));
+  std::vector<std::pair<Real, int>> order;
+  for (int s = 0; s < INTERIOR; ++s)
+    if (label[s] >= 0) order.emplace_back((sample_position(grid, c, s) - x).squaredNorm(), s);
+  std::sort(order.begin(), order.end());
+  for (const auto& [d2, s] : order)
+    if (!blocked(near, x, sample_position(grid, c, s))) return label[s];
+  return -1;
+}
+
+}  // namespace fsicut::cutcell

@@ -1,0 +1,87 @@
+#pragma once
+// Cells a solid thinner than a cell divides: one region per side, each with its
+// own pressure (after Azevedo, Batty & Oliveira 2016, "Preserving geometry and
+// topology for fluid flows with thin obstacles and narrow gaps").
+//
+// The node distance field cannot show a wall thinner than a cell: every node
+// around it may be outside. thin_solids.hpp closes the faces between cells
+// whose centres such a wall separates, which keeps liquid from passing it but
+// gives the whole cell holding the wall to neither side: the liquid in the
+// slivers beside the wall shared one pressure with the other side's sliver (or
+// with no side at all) and was never made divergence-free on its own.
+//
+// Here each cell flagged by close_thin_solid_faces is sampled on a regular
+// SPLIT_SAMPLES^3 lattice of interior points plus SPLIT_SAMPLES^2 points on
+// each of its six faces. Two neighbouring samples are joined when the segment
+// between them meets no surface triangle; the joined groups outside every
+// solid that reach a face are the cell's regions (numbered 0, 1, ... in the
+// order their first face sample appears: faces -x, +x, -y, +y, -z, +z). A cell
+// not examined has one region, 0.
+//
+// A face between two cells carries, for every pair (region of its low cell,
+// region of its high cell) that its open samples join, a piece: the share of
+// the face's open samples in that pair times the face's open fraction from the
+// node field (face_fractions.hpp), so the pieces of a face add up to its usual
+// fraction and a face nothing splits keeps it exactly. Faces of examined cells
+// are reopened (to that fraction) when some open sample joins a region on each
+// side, and closed when none does; pieces are recorded for the faces that touch
+// a cell with two or more regions.
+//
+// Resolution: a region thinner than a sample spacing (dx / SPLIT_SAMPLES) may
+// hold no interior sample, and then joins through the face samples alone; a
+// gap in a wall narrower than that spacing may be missed (the wall is then
+// closed there). The shares are multiples of 1 / #open samples of the face.
+#include <array>
+#include <unordered_map>
+#include <vector>
+
+#include "lib/cutcell/face_fractions.hpp"
+#include "lib/grid/mac_grid.hpp"
+#include "lib/levelset/mesh_sdf.hpp"
+
+namespace fsicut::cutcell {
+
+// Samples per axis in an examined cell: walls down to a tenth of a cell are
+// resolved by the segment tests; the shares of split faces come in steps of
+// 1/36 of a face.
+constexpr int SPLIT_SAMPLES = 6;
+
+// One part of a face's open fraction: the regions it joins.
+struct FacePiece {
+  int low = 0;         // region of the cell below the face along its axis
+  int high = 0;        // region of the cell above it
+  Real fraction = 0;   // its share of the face's open fraction (the pieces sum to it)
+};
+
+struct SplitCells {
+  // Cells with two or more regions: linear cell index -> region count.
+  std::unordered_map<Index, int> regions;
+  // Per axis, linear face index (grid::Array3 layout of grid.face_shape(axis))
+  // -> pieces, for the open faces that touch a cell with two or more regions.
+  std::array<std::unordered_map<Index, std::vector<FacePiece>>, 3> faces;
+  // Per split cell, the region of each interior sample (-1: in a solid or in
+  // no region), x fastest: what region_of() reads.
+  std::unordered_map<Index, std::vector<signed char>> samples;
+
+  bool empty() const { return regions.empty(); }
+  // Regions of a cell: 1 unless split.
+  int count(Index cell) const;
+  // The pieces of a face, or nullptr when it is not split (one piece: regions 0, 0).
+  const std::vector<FacePiece>* pieces(int axis, Index face) const;
+};
+
+// Examines the cells flagged in `cells` (close_thin_solid_faces's output),
+// sets the fractions of their faces as described above (from `solid_phi`, the
+// node SDF [m]) and returns the split cells. `surfaces` as in thin_solids.hpp.
+// Parallel over the examined cells; deterministic.
+SplitCells split_cells(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
+                       const std::vector<levelset::MeshDistance>& surfaces, const grid::Array3<char>& cells,
+                       FaceFractions& fractions);
+
+// The region of cell `cell` (linear index) that holds x [m]: 0 unless the cell
+// is split; else the region of the nearest interior sample joined to x by a
+// segment that meets no surface (-1 when none is, e.g. x inside the wall).
+int region_of(const SplitCells& split, const grid::MacGrid& grid,
+              const std::vector<levelset::MeshDistance>& surfaces, Index cell, const Vec3& x);
+
+}  // namespace fsicut::cutcell
