@@ -8,8 +8,10 @@ namespace fsicut::cutcell {
 
 namespace {
 
-// Which regions of split cell c have an open piece of a face, and each
-// region's liquid SDF: the mean over the pieces' whole (unsplit) neighbours,
+// Which regions of examined cell c have an open piece of a face, and each
+// region's liquid SDF: the cell's own when it has one region and its centre is
+// not buried in a solid; else the mean over the pieces' whole neighbours (one
+// region, centre not buried),
 // weighted by the pieces' fractions, of the value extrapolated linearly to c
 // from that neighbour and the next cell beyond it (the neighbour's value alone
 // when there is none); the cell's own value when no piece has such a neighbour.
@@ -28,22 +30,25 @@ void classify_regions(const SplitCells& split, const FaceFractions& fractions, c
       if (!(fractions[axis][idx] > 0)) continue;
       const std::vector<FacePiece>* pieces = split.pieces(axis, idx);
       if (!pieces) continue;
-      const bool whole = split.count(liquid_phi.index(nb.x(), nb.y(), nb.z())) < 2;
+      const auto whole = [&](const Vec3i& x) {
+        const Index n = liquid_phi.index(x.x(), x.y(), x.z());
+        return split.count(n) == 1 && split.buried.count(n) == 0;
+      };
       Real estimate = liquid_phi(nb);
-      if (liquid_phi.inside(beyond.x(), beyond.y(), beyond.z()) &&
-          split.count(liquid_phi.index(beyond.x(), beyond.y(), beyond.z())) < 2)
+      if (liquid_phi.inside(beyond.x(), beyond.y(), beyond.z()) && whole(beyond))
         estimate = 2 * liquid_phi(nb) - liquid_phi(beyond);
       for (const FacePiece& p : *pieces) {
         if (!(p.fraction > 0)) continue;
         const std::size_t r = static_cast<std::size_t>(side > 0 ? p.low : p.high);
         open[r] = 1;
-        if (!whole) continue;
+        if (!whole(nb)) continue;
         sum[r] += p.fraction * estimate;
         weight[r] += p.fraction;
       }
     }
   phi.resize(open.size());
-  for (std::size_t r = 0; r < open.size(); ++r) phi[r] = weight[r] > 0 ? sum[r] / weight[r] : liquid_phi(c);
+  const bool own = count == 1 && split.buried.count(liquid_phi.index(c.x(), c.y(), c.z())) == 0;
+  for (std::size_t r = 0; r < open.size(); ++r) phi[r] = weight[r] > 0 && !own ? sum[r] / weight[r] : liquid_phi(c);
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ int face_index(int q, int u, int v) { return INTERIOR + q * FACE + u + S * v; }
 // What sampling one cell found.
 struct Sampled {
   int regions = 0;
+  bool buried = false;  // the cell's centre lies inside a solid
   std::vector<signed char> label;  // INTERIOR + 6 FACE samples: region, or -1
 };
 
@@ -79,6 +80,8 @@ Sampled sample_cell(const grid::MacGrid& grid, const std::vector<levelset::MeshD
   const Vec3 lo = grid.node_position(cell.x(), cell.y(), cell.z());
   const Vec3 hi = lo + Vec3::Constant(grid.dx);
   const std::vector<const levelset::MeshDistance*> near = surfaces_near(surfaces, lo, hi);
+  const Vec3 centre = lo + Vec3::Constant(grid.dx / 2);
+  out.buried = std::any_of(near.begin(), near.end(), [&](const auto* m) { return m->inside(centre); });
   std::vector<Vec3> x(INTERIOR + 6 * FACE);
   for (int n = 0; n < static_cast<int>(x.size()); ++n) x[n] = sample_position(grid, cell, n);
   UnionFind sets(static_cast<int>(x.size()));
@@ -150,8 +153,9 @@ SplitCells split_cells(const grid::MacGrid& grid, const grid::Array3<Real>& soli
   std::unordered_map<Index, const Sampled*> of;
   for (std::size_t e = 0; e < examined.size(); ++e) {
     of[examined[e]] = &sampled[e];
+    split.regions[examined[e]] = sampled[e].regions;
+    if (sampled[e].buried) split.buried.insert(examined[e]);
     if (sampled[e].regions >= 2) {
-      split.regions[examined[e]] = sampled[e].regions;
       split.samples[examined[e]].assign(sampled[e].label.begin(), sampled[e].label.begin() + INTERIOR);
     }
   }
@@ -188,7 +192,7 @@ SplitCells split_cells(const grid::MacGrid& grid, const grid::Array3<Real>& soli
     }
     const Real fraction = open > 0 ? open_face_fraction(grid, solid_phi, a, f) : 0;
     fractions[a][idx] = fraction;
-    if (!(fraction > 0) || ((!lo_s || lo_s->regions < 2) && (!hi_s || hi_s->regions < 2))) continue;
+    if (!(fraction > 0)) continue;
     std::vector<FacePiece>& pieces = split.faces[a][idx];
     for (const auto& [regions, count] : pairs)
       pieces.push_back({regions.first, regions.second, fraction * count / open});

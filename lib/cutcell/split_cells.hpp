@@ -24,8 +24,8 @@
 // node field (face_fractions.hpp), so the pieces of a face add up to its usual
 // fraction and a face nothing splits keeps it exactly. Faces of examined cells
 // are reopened (to that fraction) when some open sample joins a region on each
-// side, and closed when none does; pieces are recorded for the faces that touch
-// a cell with two or more regions.
+// side, and closed when none does; every open face of an examined cell gets its
+// pieces (one piece of a whole face assembles exactly as the face).
 //
 // Resolution: a region thinner than a sample spacing (dx / SPLIT_SAMPLES) may
 // hold no interior sample, and then joins through the face samples alone; a
@@ -33,6 +33,7 @@
 // closed there). The shares are multiples of 1 / #open samples of the face.
 #include <array>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "lib/cutcell/face_fractions.hpp"
@@ -54,17 +55,21 @@ struct FacePiece {
 };
 
 struct SplitCells {
-  // Cells with two or more regions: linear cell index -> region count.
+  // The examined cells: linear cell index -> region count (0: all solid; 2 or
+  // more: split).
   std::unordered_map<Index, int> regions;
+  // The examined cells whose centre lies inside a solid: the liquid SDF there
+  // (from the particles) says nothing about their regions.
+  std::unordered_set<Index> buried;
   // Per axis, linear face index (grid::Array3 layout of grid.face_shape(axis))
-  // -> pieces, for the open faces that touch a cell with two or more regions.
+  // -> pieces, for the open faces of the examined cells.
   std::array<std::unordered_map<Index, std::vector<FacePiece>>, 3> faces;
   // Per split cell, the region of each interior sample (-1: in a solid or in
   // no region), x fastest: what region_of() reads.
   std::unordered_map<Index, std::vector<signed char>> samples;
 
   bool empty() const { return regions.empty(); }
-  // Regions of a cell: 1 unless split.
+  // Regions of a cell: 1 unless examined.
   int count(Index cell) const;
   // The pieces of a face, or nullptr when it is not split (one piece: regions 0, 0).
   const std::vector<FacePiece>* pieces(int axis, Index face) const;
