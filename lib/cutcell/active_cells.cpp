@@ -22,10 +22,9 @@ void classify_regions(const SplitCells& split, const FaceFractions& fractions, c
   std::vector<Real> sum(static_cast<std::size_t>(count), 0), weight(static_cast<std::size_t>(count), 0);
   for (int axis = 0; axis < 3; ++axis)
     for (int side : {-1, 1}) {
-      Vec3i face = c, nb = c, beyond = c;
+      Vec3i face = c, nb = c;
       if (side > 0) face[axis] += 1;
       nb[axis] += side;
-      beyond[axis] += 2 * side;
       const Index idx = fractions[axis].index(face.x(), face.y(), face.z());
       if (!(fractions[axis][idx] > 0)) continue;
       const std::vector<FacePiece>* pieces = split.pieces(axis, idx);
@@ -34,9 +33,7 @@ void classify_regions(const SplitCells& split, const FaceFractions& fractions, c
         const Index n = liquid_phi.index(x.x(), x.y(), x.z());
         return split.count(n) == 1 && split.buried.count(n) == 0;
       };
-      Real estimate = liquid_phi(nb);
-      if (liquid_phi.inside(beyond.x(), beyond.y(), beyond.z()) && whole(beyond))
-        estimate = 2 * liquid_phi(nb) - liquid_phi(beyond);
+      const Real estimate = liquid_phi(nb);
       for (const FacePiece& p : *pieces) {
         if (!(p.fraction > 0)) continue;
         const std::size_t r = static_cast<std::size_t>(side > 0 ? p.low : p.high);

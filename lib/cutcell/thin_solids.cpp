@@ -125,17 +125,35 @@ levelset::NeighbourReach neighbour_reach(const grid::MacGrid& grid, const grid::
   grid::dilate(near, REACH_CELLS);
   grid::Array3<std::uint32_t>& cells = reach.cells;
   cells.resize(grid.cell_shape(), levelset::REACH_ALL);
-  parallel_for(0, cells.count(), [&](Index idx) {
-    if (!near[idx]) return;
+  std::vector<Index> listed;
+  for (Index idx = 0; idx < cells.count(); ++idx)
+    if (near[idx]) listed.push_back(idx);
+  std::vector<std::array<unsigned char, 27>> partial(listed.size());
+  parallel_for(0, static_cast<Index>(listed.size()), [&](Index e) {
+    const Index idx = listed[static_cast<std::size_t>(e)];
     const Vec3i c = cells.coord(idx);
+    const Vec3 centre = grid.cell_center(c.x(), c.y(), c.z());
     std::uint32_t bits = levelset::REACH_ALL;
+    partial[static_cast<std::size_t>(e)].fill(0);
     for (int o = 0; o < 27; ++o) {
       const Vec3i n = neighbour(c, o);
       if (o == 13 || !cells.inside(n.x(), n.y(), n.z())) continue;
-      if (separated(grid, solid_phi, surfaces, c, n)) bits &= ~(1u << o);
+      if (!separated(grid, solid_phi, surfaces, c, n)) continue;
+      bits &= ~(1u << o);
+      unsigned char seen = 0;
+      for (int b = 0; b < 8; ++b) {
+        const Vec3 point = grid.node_position(n.x(), n.y(), n.z()) +
+                           grid.dx * Vec3(0.25 + 0.5 * (b & 1), 0.25 + 0.5 * (b >> 1 & 1), 0.25 + 0.5 * (b >> 2 & 1));
+        if (std::none_of(surfaces.begin(), surfaces.end(),
+                         [&](const levelset::MeshDistance& s) { return s.segment_hits(centre, point).count > 0; }))
+          seen |= static_cast<unsigned char>(1u << b);
+      }
+      partial[static_cast<std::size_t>(e)][static_cast<std::size_t>(o)] = seen;
     }
     cells[idx] = bits;
   });
+  for (std::size_t e = 0; e < listed.size(); ++e)
+    if (cells[listed[e]] != levelset::REACH_ALL) reach.partial.emplace(listed[e], partial[e]);
   reach.particles = particle_reach(grid, solid_phi, surfaces, cells, particles);
   return reach;
 }

@@ -194,13 +194,19 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Particle
     }
     const Vec3i c = rho.coord(idx);
     const std::uint32_t to = reached(reach, idx);
+    const auto part = reach.partial.empty() ? reach.partial.end() : reach.partial.find(idx);
     Real space = 0;
     for (int dk = -1; dk <= 1; ++dk)
       for (int dj = -1; dj <= 1; ++dj)
         for (int di = -1; di <= 1; ++di) {
           const int i = c.x() + di, j = c.y() + dj, k = c.z() + dk;
           const int o = reach_bit(di, dj, dk);
-          if (rho.inside(i, j, k) && (to >> o & 1)) space += table[o][open(i, j, k)];
+          if (!rho.inside(i, j, k)) continue;
+          if (to >> o & 1) {
+            space += table[o][open(i, j, k)];
+          } else if (part != reach.partial.end()) {
+            space += table[o][open(i, j, k) & part->second[static_cast<std::size_t>(o)]];
+          }
         }
     rho[idx] = space >= COLOUR_MIN_OPEN ? scale * mass[idx] / space : 0;
   });

@@ -28,6 +28,7 @@
 //   no cell of the 3 x 3 x 3 block around has rho >= 1/2 (splashes and drops).
 #include <array>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "lib/core/types.hpp"
@@ -45,9 +46,15 @@ namespace fsicut::levelset {
 // lies in the cell on the wall's far side), so still water beside a thin wall
 // has rho = 1 up to the wall as beside a thick one. Empty arrays: every cell is
 // reached (`particles` empty: each particle reaches what its cell reaches).
+// A neighbour cut off from a cell may still hold open space on the cell's side
+// (a wall inside the neighbour, away from its centre): `partial` lists, for
+// the cells with a bit cleared, the neighbour's 2 x 2 x 2 quadrature points
+// (bit s_x + 2 s_y + 4 s_z, at 1/4 and 3/4 of the cell per axis) that the
+// cell's centre reaches, per offset bit; only read where the bit is cleared.
 struct NeighbourReach {
   grid::Array3<std::uint32_t> cells;     // per cell
   std::vector<std::uint32_t> particles;  // per particle, in the particles' order
+  std::unordered_map<Index, std::array<unsigned char, 27>> partial;
 };
 constexpr std::uint32_t REACH_ALL = (1u << 27) - 1;
 // The bit of the neighbour at offset (di, dj, dk), each in -1..1.

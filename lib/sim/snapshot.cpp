@@ -50,7 +50,10 @@
 //                   scratch: not stored, a workspace every stage overwrites
 //                   before reading (fluid/velocity.cpp copy_into). reach: not
 //                   stored, derived from the solids at stage 4 of every substep
-//                   (sim/solid_fields.cpp update_solid_fields) before anything reads it.
+//                   (sim/solid_fields.cpp update_solid_fields) before anything reads it;
+//                   split likewise. region_pressure: not stored, written by
+//                   every projection and never read before it (a split cell's
+//                   further regions start from the cell's stored pressure).
 //   sim::FrameStats frame, time, substeps, cfl_exceeded, solver (every member
 //                   of linsolve::Report), solves, seconds, partitioned (every
 //                   member of coupling::PartitionedReport, when present):
