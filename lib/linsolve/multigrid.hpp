@@ -37,7 +37,11 @@ using LinearOperator = std::function<void(const Vector& x, Vector& y)>;
 class Multigrid {
  public:
   // A: n x n SPD, both triangles stored. cells: n grid cells (coordinates >= 0),
-  // cells[i] the one of unknown i, all distinct.
+  // cells[i] the one of unknown i. Unknowns may share a cell (a cut cell whose
+  // liquid a thin solid splits into regions, one unknown each): they restrict
+  // to the same parent, each takes the interpolated coarse value, and the
+  // coarse operator (1/2) Q^T A Q sums their rows like those of siblings, so
+  // it stays SPD and the cycle symmetric positive definite.
   Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells);
   // The same for the operator S = A - C, computing C x with `lowering`: sweeps
   // of S (A's smoother) before and after a correction of S's residual by A's
