@@ -60,6 +60,18 @@ class Multigrid {
   // per call was most of the lowering's cost; with an empty support (dry
   // solids) C is zero and nothing is called.
   Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells, LinearOperator lowering, std::vector<int> support);
+  // Set-up kept across matrices on the same cells: the hierarchy (each level's
+  // cells, parents and transfer operators) depends on the cells alone, the
+  // levels' operators and smoothers on A. built_on(cells): true when `cells`
+  // equals the cells this was built on; refresh(A) then recomputes the latter
+  // for a new A (n x n SPD as above), bit for bit what a new
+  // Multigrid(A, cells) would hold; the lowering and its support stay as they
+  // were (set_lowering replaces them).
+  bool built_on(const std::vector<Vec3i>& cells) const { return cells == cells_; }
+  void refresh(SparseMatrix A);
+  // Replaces the lowering C of the second and third constructors (the third's
+  // form: C vanishes outside `support`, distinct and ascending).
+  void set_lowering(LinearOperator lowering, std::vector<int> support);
   // False when the coarsest level could not be factorized.
   bool ok() const { return ok_; }
   int levels() const { return static_cast<int>(levels_.size()); }
@@ -70,12 +82,16 @@ class Multigrid {
   struct Level {
     SparseMatrix A;
     Vector inverse_smoother;   // 1 / M_ii
+    std::vector<int> parent;   // of each row, on the next level
     SparseMatrix restriction;  // P^T to the next level
     SparseMatrix prolongation; // P from the next level
     mutable Vector rhs, x, residual, scratch;  // workspace; rhs and x of the coarse levels only
   };
+  // Every level's operator and smoother from A, on the hierarchy built.
+  void set_values(SparseMatrix A);
   void cycle(std::size_t l, const Vector& b, Vector& x) const;
   void lowered_cycle(const Vector& b, Vector& x) const;
+  std::vector<Vec3i> cells_;  // the finest level's, as built
   std::vector<Level> levels_;
   LinearOperator lowering_;
   std::vector<int> support_;  // of C; empty with all_rows_: every row
