@@ -8,18 +8,36 @@
 #include <Eigen/SparseCore>
 
 #include "lib/coupling/coupled_solid_block.hpp"
-#include "lib/linsolve/multigrid.hpp"
 #include "lib/linsolve/sparse.hpp"
 
 namespace fsicut::coupling {
 
+SpdWorkspace::SpdWorkspace() : kept_(std::make_unique<Kept>()) {}
+SpdWorkspace::~SpdWorkspace() = default;
+SpdWorkspace::SpdWorkspace(const SpdWorkspace&) : SpdWorkspace() {}
+SpdWorkspace& SpdWorkspace::operator=(const SpdWorkspace& other) {
+  if (this != &other) kept_ = std::make_unique<Kept>();
+  return *this;
+}
+SpdWorkspace::SpdWorkspace(SpdWorkspace&& other) noexcept : kept_(std::move(other.kept_)) {}
+SpdWorkspace& SpdWorkspace::operator=(SpdWorkspace&& other) noexcept {
+  kept_ = std::move(other.kept_);
+  return *this;
+}
+const SpdWorkspace::Counts& SpdWorkspace::counts() const { return kept_->counts; }
+
 SchurPreconditioner::SchurPreconditioner(const CoupledSystem& sys, const SpdSystem& spd, Real sigma,
-                                         linsolve::Preconditioner kind)
-    : np_(sys.cells()), nv_(sys.dofs()), alpha_(spd.alpha) {
+                                         linsolve::Preconditioner kind, SpdWorkspace::Kept* kept)
+    : np_(sys.cells()),
+      nv_(sys.dofs()),
+      alpha_(spd.alpha),
+      kept_(kept),
+      z2_(kept ? &kept->z2 : &own_z2_),
+      solid_(kept ? &kept->solid : &own_solid_) {
   const SparseMatrix& A = spd.matrix;
   if (nv_ > 0) {
     const SolidSplit z = split_solid(sys.solid, sigma);
-    solid_ok_ = z2_.compute_pair(z.z2, solid_, solid_matrix(sys.solid));
+    solid_ok_ = factorize_solid(z.z2, solid_matrix(sys.solid));
     if (!solid_ok_) return;
     z1_inverse_ = z.z1_inverse;
   }
@@ -41,19 +59,48 @@ SchurPreconditioner::SchurPreconditioner(const CoupledSystem& sys, const SpdSyst
         t.emplace_back(static_cast<int>(k), static_cast<int>(it.col()), it.value());
     J_.setFromTriplets(t.begin(), t.end());
     Jt_ = linsolve::transposed(J_);
-    const auto lowering = [this](const Vector& x, Vector& y) {
-      jt_x_ = Jt_ * x;
-      solid_.solve(jt_x_, lowering_);
-      lowering_ = z1_inverse_.cwiseProduct(jt_x_) - lowering_;
-      y = J_ * lowering_;
-    };
-    auto mg = std::make_shared<linsolve::Multigrid>(std::move(A11), sys.grid_cells, lowering, std::move(wet));
-    if (mg->ok()) pressure_ = [mg](const Vector& r, Vector& z) { mg->apply(r, z); };
+    multigrid_ = multigrid(std::move(A11), sys.grid_cells, std::move(wet));
+    if (multigrid_->ok()) pressure_ = [mg = multigrid_](const Vector& r, Vector& z) { mg->apply(r, z); };
   }
   if (nv_ > 0) {
     A12_ = A.topRightCorner(np_, nv_);
     A21_ = A.bottomLeftCorner(nv_, np_);
   }
+}
+
+SchurPreconditioner::~SchurPreconditioner() {
+  if (multigrid_ && kept_) multigrid_->set_lowering({}, {});
+}
+
+bool SchurPreconditioner::factorize_solid(const SparseMatrix& z2, const SparseMatrix& solid) {
+  if (kept_ && z2_->analyzed_for(z2) && solid_->analyzed_for(solid)) {
+    ++kept_->counts.solid_analyses_kept;
+    return z2_->factorize_pair(z2, *solid_, solid);
+  }
+  if (kept_) ++kept_->counts.solid_analyses_built;
+  return z2_->compute_pair(z2, *solid_, solid);
+}
+
+std::shared_ptr<linsolve::Multigrid> SchurPreconditioner::multigrid(SparseMatrix A11, const std::vector<Vec3i>& cells,
+                                                                    std::vector<int> wet) {
+  const auto lowering = [this](const Vector& x, Vector& y) {
+    jt_x_ = Jt_ * x;
+    solid_->solve(jt_x_, lowering_);
+    lowering_ = z1_inverse_.cwiseProduct(jt_x_) - lowering_;
+    y = J_ * lowering_;
+  };
+  if (kept_ && kept_->multigrid && kept_->multigrid->built_on(cells)) {
+    ++kept_->counts.hierarchies_kept;
+    kept_->multigrid->refresh(std::move(A11));
+    kept_->multigrid->set_lowering(lowering, std::move(wet));
+    return kept_->multigrid;
+  }
+  auto mg = std::make_shared<linsolve::Multigrid>(std::move(A11), cells, lowering, std::move(wet));
+  if (kept_) {
+    ++kept_->counts.hierarchies_built;
+    kept_->multigrid = mg;
+  }
+  return mg;
 }
 
 void SchurPreconditioner::operator()(const Vector& r, Vector& z) const {
@@ -77,7 +124,7 @@ void SchurPreconditioner::operator()(const Vector& r, Vector& z) const {
 }
 
 void SchurPreconditioner::solid_block_solve(const Vector& b, Vector& x) const {
-  z2_.solve_pair(b, x, &solid_, &solid_x_);
+  z2_->solve_pair(b, x, solid_, &solid_x_);
   x = (x - solid_x_) / (alpha_ * alpha_);
 }
 

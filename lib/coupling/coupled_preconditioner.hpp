@@ -3,10 +3,12 @@
 // (coupled_projection.hpp's spd_preconditioner and solve_spd): the block
 // factorization through the pressure Schur complement, and the reduced
 // bodies' low-rank term deflated out of it.
+#include <memory>
 #include <vector>
 
 #include "lib/coupling/coupled_projection.hpp"
 #include "lib/linsolve/block_diagonal_cholesky.hpp"
+#include "lib/linsolve/multigrid.hpp"
 
 namespace fsicut::coupling {
 
@@ -41,14 +43,26 @@ namespace fsicut::coupling {
 // 50^3 68 iterations block-diagonal against 23 in this form (with three S
 // sweeps on A11's finest level); with the S sweeps around A11's cycle 100^3 23,
 // 128^3 27, and A11's cycle alone in this form 32 at 100^3.
+// What SpdWorkspace keeps (coupled_projection.hpp): the factorizations of Z2
+// and A_s with their symbolic analyses, the multigrid of the pressure block.
+struct SpdWorkspace::Kept {
+  linsolve::BlockDiagonalCholesky z2, solid;
+  std::shared_ptr<linsolve::Multigrid> multigrid;
+  Counts counts;
+};
+
 class SchurPreconditioner {
  public:
   // `spd` = spd_system(sys, settings) with settings.sigma = sigma; `kind` the
-  // pressure preconditioner P. Check ok() before applying.
-  SchurPreconditioner(const CoupledSystem& sys, const SpdSystem& spd, Real sigma, linsolve::Preconditioner kind);
-  // The multigrid's lowering refers to this object: not copyable.
+  // pressure preconditioner P. `kept`: set-up from earlier solves to reuse and
+  // to leave for later ones (SpdWorkspace), or null. Check ok() before applying.
+  SchurPreconditioner(const CoupledSystem& sys, const SpdSystem& spd, Real sigma, linsolve::Preconditioner kind,
+                      SpdWorkspace::Kept* kept = nullptr);
+  // The multigrid's lowering refers to this object: not copyable; a kept
+  // multigrid's lowering is cleared when this object goes.
   SchurPreconditioner(const SchurPreconditioner&) = delete;
   SchurPreconditioner& operator=(const SchurPreconditioner&) = delete;
+  ~SchurPreconditioner();
 
   bool ok() const { return fluid_ok() && solid_ok(); }
   bool fluid_ok() const { return np_ == 0 || static_cast<bool>(pressure_); }
@@ -60,11 +74,21 @@ class SchurPreconditioner {
   // x = (alpha^2 A22)^-1 b = (Z2^-1 b - A_s^-1 b) / alpha^2.
   void solid_block_solve(const Vector& b, Vector& x) const;
 
+  // Factorizes Z2 and A_s into *z2_ and *solid_, reusing their symbolic
+  // analyses when kept_ holds them for the same patterns.
+  bool factorize_solid(const SparseMatrix& z2, const SparseMatrix& solid);
+  // The multigrid of S (see above) for A11, kept_'s refreshed when built on the same cells.
+  std::shared_ptr<linsolve::Multigrid> multigrid(SparseMatrix A11, const std::vector<Vec3i>& cells,
+                                                 std::vector<int> wet);
+
   int np_, nv_;
   Real alpha_;
   bool solid_ok_ = true;
+  SpdWorkspace::Kept* kept_;
   linsolve::ApplyPreconditioner pressure_;  // P, of S (multigrid) or A11
-  linsolve::BlockDiagonalCholesky z2_, solid_;  // of Z2 and A_s
+  linsolve::BlockDiagonalCholesky own_z2_, own_solid_;  // without kept_
+  linsolve::BlockDiagonalCholesky *z2_, *solid_;        // of Z2 and A_s: own_ or kept_'s
+  std::shared_ptr<linsolve::Multigrid> multigrid_;      // when P is the multigrid of S
   Vector z1_inverse_;
   SparseMatrix A12_, A21_;                  // alpha A12, alpha A21
   SparseMatrix J_, Jt_;                     // J's rows with entries, and J_^T: multigrid's lowering

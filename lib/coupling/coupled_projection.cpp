@@ -83,7 +83,8 @@ std::string describe(const SolidBlockDiagnosis& d) {
 
 }  // namespace
 
-CoupledSolution solve_spd(const CoupledSystem& sys, const CoupledSettings& settings, const CoupledSolution& guess) {
+CoupledSolution solve_spd(const CoupledSystem& sys, const CoupledSettings& settings, const CoupledSolution& guess,
+                          SpdWorkspace* workspace) {
   const int np = sys.cells(), nv = sys.dofs();
   const SpdSystem spd = spd_system(sys, settings);
   Vector x(np + nv);
@@ -93,7 +94,8 @@ CoupledSolution solve_spd(const CoupledSystem& sys, const CoupledSettings& setti
   if (np + nv == 0) {
     out.report = linsolve::nothing_to_solve();
   } else {
-    const SchurPreconditioner precondition(sys, spd, settings.sigma, settings.preconditioner);
+    const SchurPreconditioner precondition(sys, spd, settings.sigma, settings.preconditioner,
+                                           workspace ? &workspace->kept() : nullptr);
     if (precondition.ok()) {
       linsolve::ApplyPreconditioner apply = [&](const Vector& r, Vector& z) { precondition(r, z); };
       if (spd.low_rank.cols() > 0) {

@@ -69,6 +69,7 @@
 //
 // F must be positive definite (every group of active cells touches air or was
 // pinned, see pressure_projection.hpp); A_s must be SPD (M > 0 on free dofs).
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -157,6 +158,37 @@ struct SpdSystem {
 };
 SpdSystem spd_system(const CoupledSystem& system, const CoupledSettings& settings);
 
+// Set-up of the spd solve kept from one solve to the next (one per
+// simulation, passed to every substep's solve_spd): the symbolic Cholesky
+// analyses of the solid blocks Z2 and A_s (their patterns come from the
+// meshes and the pinned nodes, which never change; kept while the pattern is
+// the one analyzed, compared entry for entry) and the multigrid hierarchy of
+// the pressure block (kept while the active cells are the same, in the same
+// order; the levels' operators are recomputed from each solve's matrix).
+// Results are bit for bit those of a solve without it, so a run resumed from
+// a checkpoint with an empty workspace continues exactly as the run would
+// have. Copies start empty; not to be shared by solves running at once.
+class SpdWorkspace {
+ public:
+  // How often each part was kept or built, for tests and benchmarks.
+  struct Counts {
+    int solid_analyses_kept = 0, solid_analyses_built = 0;
+    int hierarchies_kept = 0, hierarchies_built = 0;
+  };
+  struct Kept;  // coupled_preconditioner.hpp
+  SpdWorkspace();
+  ~SpdWorkspace();
+  SpdWorkspace(const SpdWorkspace&);
+  SpdWorkspace& operator=(const SpdWorkspace&);
+  SpdWorkspace(SpdWorkspace&&) noexcept;
+  SpdWorkspace& operator=(SpdWorkspace&&) noexcept;
+  Kept& kept() { return *kept_; }
+  const Counts& counts() const;
+
+ private:
+  std::unique_ptr<Kept> kept_;
+};
+
 // The preconditioner solve_spd applies to `spd` = spd_system(system, settings)
 // (settings.sigma and settings.preconditioner): symmetric positive definite.
 // Empty when a factorization failed. It keeps copies of what it needs.
@@ -165,8 +197,9 @@ linsolve::ApplyPreconditioner spd_preconditioner(const CoupledSystem& system, co
 
 // Solvers. `guess` (p, v as in CoupledSolution; empty vectors = zero) warm-starts
 // the iteration. None of them throws on non-convergence: check report.converged.
+// solve_spd keeps its set-up in `workspace` when one is given (same result).
 CoupledSolution solve_spd(const CoupledSystem& system, const CoupledSettings& settings,
-                          const CoupledSolution& guess);
+                          const CoupledSolution& guess, SpdWorkspace* workspace = nullptr);
 CoupledSolution solve_indefinite(const CoupledSystem& system, const CoupledSettings& settings,
                                  const CoupledSolution& guess);
 CoupledSolution solve_weak(const CoupledSystem& system, const CoupledSettings& settings,

@@ -60,6 +60,30 @@ bool BlockDiagonalCholesky::compute_pair(const SparseMatrix& A, BlockDiagonalCho
   return failed_block() < 0 && other.failed_block() < 0;
 }
 
+bool BlockDiagonalCholesky::analyzed_for(const SparseMatrix& A) const {
+  if (A.rows() != analyzed_rows_ || A.nonZeros() != analyzed_entries_ || !A.isCompressed()) return false;
+  const Index n = A.rows();
+  return std::equal(A.outerIndexPtr(), A.outerIndexPtr() + n + 1, analyzed_outer_.begin()) &&
+         std::equal(A.innerIndexPtr(), A.innerIndexPtr() + A.nonZeros(), analyzed_inner_.begin());
+}
+
+bool BlockDiagonalCholesky::factorize_pair(const SparseMatrix& A, BlockDiagonalCholesky& other,
+                                           const SparseMatrix& B) {
+  if (!analyzed_for(A) || !other.analyzed_for(B))
+    throw std::invalid_argument("BlockDiagonalCholesky::factorize_pair: a matrix's pattern is not the analyzed one");
+  const Index blocks = static_cast<Index>(factor_.size());
+  const Index total = blocks + static_cast<Index>(other.factor_.size());
+  parallel_for(0, total, [&](Index k) {
+    BlockDiagonalCholesky& f = k < blocks ? *this : other;
+    const SparseMatrix& M = k < blocks ? A : B;
+    const Index j = k < blocks ? k : k - blocks;
+    const int s = f.start_[j], m = f.start_[j + 1] - s;
+    f.factor_[j]->factorize(Eigen::SparseMatrix<Real>(M.block(s, s, m, m)));
+    f.ok_[j] = f.factor_[j]->info() == Eigen::Success;
+  });
+  return failed_block() < 0 && other.failed_block() < 0;
+}
+
 void BlockDiagonalCholesky::solve_pair(const Vector& b, Vector& x, const BlockDiagonalCholesky* other,
                                        Vector* y) const {
   x.resize(b.size());
@@ -91,6 +115,12 @@ void BlockDiagonalCholesky::partition(const SparseMatrix& A) {
   factor_.resize(start_.size() - 1);
   analyzed_rows_ = A.rows();
   analyzed_entries_ = A.nonZeros();
+  analyzed_outer_.clear();
+  analyzed_inner_.clear();
+  if (A.isCompressed()) {
+    analyzed_outer_.assign(A.outerIndexPtr(), A.outerIndexPtr() + n + 1);
+    analyzed_inner_.assign(A.innerIndexPtr(), A.innerIndexPtr() + A.nonZeros());
+  }
   ok_.assign(factor_.size(), 0);
 }
 

@@ -53,6 +53,14 @@ class BlockDiagonalCholesky {
   // in one parallel loop (two threads busy even for a single block each).
   // True when every block of both is positive definite.
   bool compute_pair(const SparseMatrix& A, BlockDiagonalCholesky& other, const SparseMatrix& B);
+  // True when A has exactly the pattern (size, row starts, column indices)
+  // of the matrix analyze() or compute_pair() last saw: factorize() and
+  // factorize_pair() may then take A.
+  bool analyzed_for(const SparseMatrix& A) const;
+  // The numeric half of compute_pair(): A and B of the patterns this and
+  // `other` analyzed (analyzed_for; std::invalid_argument otherwise). Bit for
+  // bit what compute_pair() gives.
+  bool factorize_pair(const SparseMatrix& A, BlockDiagonalCholesky& other, const SparseMatrix& B);
 
   // x = A^-1 b, b and x of size n (x is resized).
   void solve(const Vector& b, Vector& x) const { solve_pair(b, x, nullptr, nullptr); }
@@ -81,6 +89,7 @@ class BlockDiagonalCholesky {
   };
   void partition(const SparseMatrix& A);
   Index analyzed_rows_ = -1, analyzed_entries_ = -1;  // A's size and stored entries at partition()
+  std::vector<int> analyzed_outer_, analyzed_inner_;  // A's row starts and column indices at partition()
   std::vector<int> start_{0};
   std::vector<std::unique_ptr<Cholesky>> factor_;
   std::vector<char> ok_;  // per block: its factorization succeeded

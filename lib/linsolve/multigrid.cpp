@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <utility>
 
 #include "lib/core/parallel.hpp"
@@ -257,23 +258,46 @@ Multigrid::Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells, LinearOper
   all_rows_ = false;
 }
 
-Multigrid::Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells) {
+Multigrid::Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells) : cells_(cells) {
   // Reserved: a reallocation would copy every level's matrices.
   levels_.reserve(MAX_LEVELS);
   std::vector<Vec3i> level_cells = cells;
   levels_.emplace_back();
-  levels_.back().A = std::move(A);
-  while (levels_.back().A.rows() > COARSEST_UNKNOWNS && static_cast<int>(levels_.size()) < MAX_LEVELS) {
+  Index rows = static_cast<Index>(cells.size());
+  while (rows > COARSEST_UNKNOWNS && static_cast<int>(levels_.size()) < MAX_LEVELS) {
     Level& fine = levels_.back();
-    std::vector<int> parent;
-    std::vector<Vec3i> coarse = coarsen(level_cells, parent, fine.prolongation);
-    if (coarse.size() == level_cells.size()) break;
+    std::vector<Vec3i> coarse = coarsen(level_cells, fine.parent, fine.prolongation);
+    if (coarse.size() == level_cells.size()) {
+      fine.parent.clear();
+      fine.prolongation = SparseMatrix();
+      break;
+    }
     fine.restriction = transposed(fine.prolongation);
-    fine.inverse_smoother = inverse_smoother(fine.A);
-    Level next;
-    next.A = coarse_operator(fine.A, parent, static_cast<int>(coarse.size()));
-    levels_.push_back(std::move(next));
+    levels_.emplace_back();
+    rows = static_cast<Index>(coarse.size());
     level_cells = std::move(coarse);
+  }
+  set_values(std::move(A));
+}
+
+void Multigrid::refresh(SparseMatrix A) {
+  if (A.rows() != static_cast<Index>(cells_.size()))
+    throw std::invalid_argument("Multigrid::refresh: the matrix's size is not the hierarchy's");
+  set_values(std::move(A));
+}
+
+void Multigrid::set_lowering(LinearOperator lowering, std::vector<int> support) {
+  lowering_ = std::move(lowering);
+  support_ = std::move(support);
+  all_rows_ = false;
+}
+
+void Multigrid::set_values(SparseMatrix A) {
+  levels_[0].A = std::move(A);
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
+    Level& fine = levels_[l];
+    fine.inverse_smoother = inverse_smoother(fine.A);
+    levels_[l + 1].A = coarse_operator(fine.A, fine.parent, static_cast<int>(fine.prolongation.cols()));
   }
   coarsest_.compute(Eigen::MatrixXd(levels_.back().A));
   ok_ = coarsest_.info() == Eigen::Success && coarsest_.isPositive();

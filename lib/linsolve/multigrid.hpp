@@ -37,7 +37,11 @@ using LinearOperator = std::function<void(const Vector& x, Vector& y)>;
 class Multigrid {
  public:
   // A: n x n SPD, both triangles stored. cells: n grid cells (coordinates >= 0),
-  // cells[i] the one of unknown i, all distinct.
+  // cells[i] the one of unknown i. Unknowns may share a cell (a cut cell whose
+  // liquid a thin solid splits into regions, one unknown each): they restrict
+  // to the same parent, each takes the interpolated coarse value, and the
+  // coarse operator (1/2) Q^T A Q sums their rows like those of siblings, so
+  // it stays SPD and the cycle symmetric positive definite.
   Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells);
   // The same for the operator S = A - C, computing C x with `lowering`: sweeps
   // of S (A's smoother) before and after a correction of S's residual by A's
@@ -56,6 +60,18 @@ class Multigrid {
   // per call was most of the lowering's cost; with an empty support (dry
   // solids) C is zero and nothing is called.
   Multigrid(SparseMatrix A, const std::vector<Vec3i>& cells, LinearOperator lowering, std::vector<int> support);
+  // Set-up kept across matrices on the same cells: the hierarchy (each level's
+  // cells, parents and transfer operators) depends on the cells alone, the
+  // levels' operators and smoothers on A. built_on(cells): true when `cells`
+  // equals the cells this was built on; refresh(A) then recomputes the latter
+  // for a new A (n x n SPD as above), bit for bit what a new
+  // Multigrid(A, cells) would hold; the lowering and its support stay as they
+  // were (set_lowering replaces them).
+  bool built_on(const std::vector<Vec3i>& cells) const { return cells == cells_; }
+  void refresh(SparseMatrix A);
+  // Replaces the lowering C of the second and third constructors (the third's
+  // form: C vanishes outside `support`, distinct and ascending).
+  void set_lowering(LinearOperator lowering, std::vector<int> support);
   // False when the coarsest level could not be factorized.
   bool ok() const { return ok_; }
   int levels() const { return static_cast<int>(levels_.size()); }
@@ -66,12 +82,16 @@ class Multigrid {
   struct Level {
     SparseMatrix A;
     Vector inverse_smoother;   // 1 / M_ii
+    std::vector<int> parent;   // of each row, on the next level
     SparseMatrix restriction;  // P^T to the next level
     SparseMatrix prolongation; // P from the next level
     mutable Vector rhs, x, residual, scratch;  // workspace; rhs and x of the coarse levels only
   };
+  // Every level's operator and smoother from A, on the hierarchy built.
+  void set_values(SparseMatrix A);
   void cycle(std::size_t l, const Vector& b, Vector& x) const;
   void lowered_cycle(const Vector& b, Vector& x) const;
+  std::vector<Vec3i> cells_;  // the finest level's, as built
   std::vector<Level> levels_;
   LinearOperator lowering_;
   std::vector<int> support_;  // of C; empty with all_rows_: every row

@@ -259,7 +259,9 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
   coupling::CoupledSolution x;
   switch (settings.scheme) {
     case scene::Coupling::Scheme::spd:
-    case scene::Coupling::Scheme::damping_only: x = coupling::solve_spd(a.system, s, guess); break;
+    case scene::Coupling::Scheme::damping_only:
+      x = coupling::solve_spd(a.system, s, guess, &state.spd_workspace);
+      break;
     case scene::Coupling::Scheme::indefinite: x = coupling::solve_indefinite(a.system, s, guess); break;
     case scene::Coupling::Scheme::weak: x = coupling::solve_weak(a.system, s, guess); break;
     case scene::Coupling::Scheme::partitioned:

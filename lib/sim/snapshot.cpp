@@ -37,6 +37,8 @@
 //                          built by build_state from the scene;
 //                          static_fractions is recomputed from static_phi
 //                          when empty
+//                   spd_workspace: not stored; the coupled solve's kept
+//                          set-up gives the results of a fresh one bit for bit
 //   solid::Body     x, v: stored. R: recomputed from x (update_rotations).
 //                   name: stored and checked. Everything else (mesh, material,
 //                   mass, pinned, dofs, rest_volume, Dm_inv, K0, K0q, layouts) is

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/coupling/coupled_projection.hpp"
 #include "lib/fluid/liquid.hpp"
 #include "lib/sim/solid_fields.hpp"
 #include "lib/scene/scene.hpp"
@@ -27,6 +28,9 @@ struct SimState {
   SolidSurfaces surfaces;             // the solids' moving surfaces (with liquid; derived from x)
   Real time = 0;                      // simulated time [s]
   int frame = 0;                      // last completed frame (0 = initial state)
+  // The coupled spd solve's set-up kept between substeps (results do not
+  // depend on it; not checkpointed, copies start empty).
+  coupling::SpdWorkspace spd_workspace;
 };
 
 // Builds the meshes and bodies and seeds the liquid. Everything the scene asks

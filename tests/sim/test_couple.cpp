@@ -177,4 +177,32 @@ TEST_CASE("reduced body: bad reduced keys are refused naming the key") {
   refused(R"("model": "reduced")", "/coupling/scheme", "spd", R"(, "coupling": { "scheme": "indefinite" })");
 }
 
+TEST_CASE("coupled projection: set-up kept across substeps gives the substeps of a fresh set-up bit for bit") {
+  // Two full bodies in the tank, four substeps: one state keeps its spd
+  // workspace (the solids' symbolic analyses, the multigrid hierarchy), the
+  // other starts every substep with an empty one, as a resumed run does.
+  const std::string text = tank(R"("velocity": [0.2, -0.5, 0.1])");
+  sim::SimState kept = test::coupled_state(text), fresh = test::coupled_state(text);
+  const Real dt = 1.0 / 240;
+  StageTimes times;
+  for (int k = 0; k < 4; ++k) {
+    fresh.spd_workspace = coupling::SpdWorkspace{};
+    REQUIRE(sim::step(kept, dt, times).worst_solve.converged);
+    REQUIRE(sim::step(fresh, dt, times).worst_solve.converged);
+  }
+  const coupling::SpdWorkspace::Counts& c = kept.spd_workspace.counts();
+  MESSAGE("solid analyses kept " << c.solid_analyses_kept << ", built " << c.solid_analyses_built
+                                 << "; hierarchies kept " << c.hierarchies_kept << ", built " << c.hierarchies_built);
+  CHECK(c.solid_analyses_built == 1);
+  CHECK(c.solid_analyses_kept == 3);
+  CHECK(c.hierarchies_kept + c.hierarchies_built == 4);
+  CHECK(fresh.spd_workspace.counts().solid_analyses_kept == 0);
+  for (std::size_t b = 0; b < kept.solids.size(); ++b) {
+    CHECK(kept.solids[b].x == fresh.solids[b].x);
+    CHECK(kept.solids[b].v == fresh.solids[b].v);
+  }
+  CHECK(kept.liquid->pressure.data() == fresh.liquid->pressure.data());
+  CHECK(kept.liquid->particles == fresh.liquid->particles);
+}
+
 }  // namespace fsicut
