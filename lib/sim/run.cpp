@@ -26,6 +26,7 @@
 #include "lib/core/log.hpp"
 #include "lib/io/atomic.hpp"
 #include "lib/io/lock.hpp"
+#include "lib/sim/absurd.hpp"
 #include "lib/sim/advance.hpp"
 #include "lib/sim/frame_output.hpp"
 #include "lib/sim/stats.hpp"
@@ -187,7 +188,21 @@ void remove_stale_temporaries(const fs::path& dir) {
 struct SanityWarnings {
   std::vector<bool> inverted;  // per solid
   bool volume_drift = false;
+  std::vector<std::string> absurd;  // kinds of absurdity warned about (on_absurd "warn")
 };
+
+// Absurd results (absurd.hpp) stop the run after this frame, or with the
+// scene's on_absurd "warn" each kind is a warning once.
+void check_absurd(const SimState& state, const LiquidVolumes& volumes, SanityWarnings& warned) {
+  for (const Absurdity& a : find_absurdities(state, volumes)) {
+    if (state.scene.on_absurd == scene::Scene::OnAbsurd::stop)
+      throw SimulationError("absurd result at " + a.message + "; stopped after writing frame " +
+                            std::to_string(state.frame) + " (the scene key \"on_absurd\": \"warn\" lets a run go on)");
+    if (std::find(warned.absurd.begin(), warned.absurd.end(), a.kind) != warned.absurd.end()) continue;
+    log::warn("absurd result at " + a.message + " (on_absurd: warn, the run goes on)");
+    warned.absurd.push_back(a.kind);
+  }
+}
 
 // At each frame's end (`initial`: frame 0's liquid volume [m^3]): warns about inverted tetrahedra (naming the solid
 // and the frame) and about liquid volume drift beyond
@@ -281,6 +296,7 @@ class FrameLoop {
     if (resumed_) progress_ = *control_.resumed;
     else checkpoint::remove_all(dir_);
     if (resumed_) initial_volume_ = first_liquid_volume(progress_.stats);
+    if (resumed_) previous_volume_ = last_liquid_volume(progress_.stats);
     else if (state_.liquid) initial_volume_ = fluid::liquid_volume(*state_.liquid);
     if (!resumed_) {
       FrameStats st = empty_stats(state_);
@@ -365,8 +381,10 @@ class FrameLoop {
                  snapshot = std::move(snapshot)]() mutable {
       write_job(out, std::move(record), std::move(seconds), std::move(snapshot));
     });
-    // After the hand-over: a strict stop still leaves this frame on disk.
+    // After the hand-over: a strict or absurd stop still leaves this frame on disk.
     check_sanity(state_, initial_volume_, sanity_, control_.strict);
+    check_absurd(state_, {initial_volume_, previous_volume_}, sanity_);
+    if (state_.liquid) previous_volume_ = fluid::liquid_volume(*state_.liquid);
   }
 
   // On writer_: the frame's files and manifest (a resumed run keeps the
@@ -427,6 +445,7 @@ class FrameLoop {
   RunProgress progress_;
   SanityWarnings sanity_;
   std::optional<Real> initial_volume_;
+  std::optional<Real> previous_volume_;  // the last frame's liquid volume [m^3]
   std::optional<FrameReport> unreported_;
   // Last: destroyed (finishing its job, which uses the members above) first.
   BackgroundTask writer_;

@@ -80,6 +80,8 @@ struct RunControl {
 // Sanity: after each frame, a solid with inverted tetrahedra gets a warning
 // naming it and the frame (once per solid; RunControl::strict makes it an
 // error), and the liquid volume drifting more than 10 % from frame 0 gets one.
+// Absurd results (absurd.hpp) are a SimulationError after that frame is
+// written, unless the scene's on_absurd is "warn" (a warning once per kind).
 // Throws OutputError (73/74) when the folder or a file cannot be written,
 // Error(data = 65) when a resumed run finds a damaged earlier frame (above),
 // SimulationError (70) when the simulation fails, Error(temp_fail = 75) when
