@@ -31,6 +31,7 @@
 #include "lib/core/parallel.hpp"
 #include "fsicut/core/version.hpp"
 #include "lib/scene/load.hpp"
+#include "lib/sim/cost.hpp"
 #include "lib/sim/resources.hpp"
 #include "lib/sim/run.hpp"
 #include "lib/sim/snapshot.hpp"
@@ -204,11 +205,17 @@ int main(int argc, char** argv) {
         options.max_memory.empty() ? "the memory available (machine or control group)" : "--max-memory";
     fsicut::sim::check_resources(scene, estimate, memory_limit, limit_source);
     fsicut::sim::SimState state = fsicut::sim::build_state(scene);
+    // Time per substep: a slow scene is said before it runs (a stop waits for
+    // at most one solver iteration, but every frame takes its substeps).
+    const fsicut::sim::SubstepCost cost = fsicut::sim::estimate_substep(state);
+    for (const std::string& w : fsicut::sim::slow_substep_warnings(cost)) fsicut::log::warn(w);
     if (options.validate) {
       std::fputs(fsicut::sim::summary(state).c_str(), stdout);
       std::fputs(fsicut::sim::describe(estimate, memory_limit, limit_source).c_str(), stdout);
+      std::fputs(fsicut::sim::describe(cost).c_str(), stdout);
       return 0;
     }
+    fsicut::log::info(fsicut::sim::describe(cost).substr(0, fsicut::sim::describe(cost).find('\n')));
     fsicut::sim::RunProgress restored;
     fsicut::sim::RunControl control;
     control.stop = &stop_signal;

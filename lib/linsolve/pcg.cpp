@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "lib/core/cancel.hpp"
 #include "lib/linsolve/mic.hpp"
 #include "lib/linsolve/multigrid.hpp"
 #include "lib/linsolve/restarted.hpp"
@@ -66,6 +67,7 @@ Report pcg(const Operator& A, const Vector& b, Vector& x, const PcgSettings& s, 
     p = z;
     Real rz = r.dot(z);
     while (report.iterations < s.max_iterations) {
+      poll_cancel();
       q = A * p;
       const Real pq = p.dot(q);
       if (!(pq > 0)) break;  // breakdown: A or P not positive definite along p

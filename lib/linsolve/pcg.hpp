@@ -5,6 +5,8 @@
 // (a warm start: pass the previous solution, or zeros). A must be symmetric
 // positive definite; both triangles must be stored (the product uses the full
 // matrix so it runs in parallel). Stops when |b - A x| <= tolerance * |b|.
+// Before every iteration it polls core/cancel.hpp: a stop request armed by the
+// frame loop throws Cancelled there, whatever the iteration count.
 #include <functional>
 #include <vector>
 

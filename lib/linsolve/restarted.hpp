@@ -7,6 +7,7 @@
 // b - A x; at tight tolerances on stiff systems it can report convergence too
 // early (CG), or stop on a breakdown (BiCGSTAB, rho = 0). A restart from the
 // iterate is a residual replacement.
+#include "lib/core/cancel.hpp"
 #include "lib/linsolve/pcg.hpp"
 #include "lib/linsolve/report.hpp"
 
@@ -31,6 +32,7 @@ Report solve_restarted(Solver& solver, const SparseMatrix& A, const Vector& b, V
   if (x.size() != b.size()) x.setZero(b.size());
   solver.setTolerance(tolerance);
   for (int restart = 0; restart <= MAX_RESTARTS; ++restart) {
+    poll_cancel();
     solver.setMaxIterations(max_iterations - report.iterations);
     x = solver.solveWithGuess(b, x);
     report.iterations += static_cast<int>(solver.iterations());

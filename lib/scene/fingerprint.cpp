@@ -16,7 +16,8 @@ using json = nlohmann::json;
 // Keys that may differ between a run and its resume (see fingerprint);
 // checkpoints written before the last two keys existed lack them.
 const char* const VOLATILE_KEYS[] = {"/output/directory", "/output/checkpoint_every", "/output/checkpoint_keep",
-                                     "/time/frames", "/coupling/preconditioner", "/strict"};
+                                     "/time/frames", "/coupling/preconditioner", "/strict",
+                                     "/on_absurd"};
 
 // Flattens JSON into pointer -> value text (arrays of numbers stay whole, so a
 // changed vector reads as one key).

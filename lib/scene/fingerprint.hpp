@@ -12,8 +12,8 @@ namespace fsicut::scene {
 // the keys that may change between a run and its resume: output/directory,
 // time/frames (to extend a run), output/checkpoint_every,
 // output/checkpoint_keep, coupling/preconditioner (it changes the solution
-// only within the solve's tolerance) and strict (it only decides whether
-// inverted elements stop the run).
+// only within the solve's tolerance), strict (it only decides whether
+// inverted elements stop the run) and on_absurd (whether absurd results do).
 std::string fingerprint(const Scene& scene);
 
 // JSON pointers at which two fingerprints differ, each with its old and new

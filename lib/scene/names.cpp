@@ -64,4 +64,10 @@ const NameTable<Output::UpAxis>& names() {
   return table;
 }
 
+template <>
+const NameTable<Scene::OnAbsurd>& names() {
+  static const NameTable<Scene::OnAbsurd> table = {{"stop", Scene::OnAbsurd::stop}, {"warn", Scene::OnAbsurd::warn}};
+  return table;
+}
+
 }  // namespace fsicut::scene

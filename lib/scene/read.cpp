@@ -309,6 +309,7 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
   read_coupling(o, w, scene.coupling);
   read_output(o, w, scene.output);
   o.get("strict", scene.strict);
+  scene.on_absurd = read_enum(o, "on_absurd", names<Scene::OnAbsurd>(), false, Scene::OnAbsurd::stop);
   o.finish();
   return scene;
 }

@@ -167,6 +167,13 @@ struct Scene {
   // true: a solid with inverted tetrahedra (det F <= 0) stops the run with
   // exit 70 after that frame is written, as --strict does; false: a warning.
   bool strict = false;
+  // What a run does when its results turn absurd (sim/absurd.hpp: a solid
+  // turned inside out or grown past its bound, a solid faster than the
+  // scene's energy explains, liquid lost or made, a state that is not
+  // finite): `stop` ends it with exit 70 after that frame is written; `warn`
+  // warns once per kind and goes on (stability studies that want to see it).
+  enum class OnAbsurd { stop, warn };
+  OnAbsurd on_absurd = OnAbsurd::stop;
 };
 
 const char* to_string(Coupling::Scheme scheme);

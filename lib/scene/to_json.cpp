@@ -106,6 +106,7 @@ std::string to_json(const Scene& s) {
                  {"liquid_particles", s.output.liquid_particles}};
   if (s.output.voxel_size) j["output"]["voxel_size"] = *s.output.voxel_size;
   j["strict"] = s.strict;
+  j["on_absurd"] = name_of(s.on_absurd);
   return j.dump(2);
 }
 

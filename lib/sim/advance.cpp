@@ -36,6 +36,7 @@ bool advance_to(SimState& state, Real t_end, FrameStats& tally, StageTimes& time
   while (t_end - state.time > slack(state)) {
     const Real remaining = t_end - state.time;
     const Substep sub = choose_substep(state, remaining, state.scene.time.max_substeps - tally.substeps);
+    if (hooks.before_substep) hooks.before_substep(state, tally);
     const StepReport r = step(state, sub.dt, times, hooks.observe);
     // The last substep lands on t_end exactly, not on a sum of dt.
     if (sub.dt >= remaining) state.time = t_end;

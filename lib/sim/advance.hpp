@@ -71,6 +71,9 @@ Substep choose_substep(const SimState& state, Real remaining, int substeps_left)
 struct AdvanceHooks {
   // Sees each substep's coupled system before it is solved (sim/couple.hpp).
   SystemObserver observe;
+  // Called before every substep, with the state at its start and the tally
+  // so far (the frame loop keeps a checkpoint of it to roll back to).
+  std::function<void(const SimState&, const FrameStats&)> before_substep;
   // Called after every substep, with the state at its end. It may throw an
   // error (an interrupted run); the state is consistent after every substep.
   std::function<void(const SimState&, const StepReport&)> after_substep;

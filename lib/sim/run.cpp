@@ -21,12 +21,15 @@
 
 #include "lib/checkpoint/files.hpp"
 #include "lib/core/background_task.hpp"
+#include "lib/core/cancel.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/parallel.hpp"
 #include "lib/core/log.hpp"
 #include "lib/io/atomic.hpp"
 #include "lib/io/lock.hpp"
+#include "lib/sim/absurd.hpp"
 #include "lib/sim/advance.hpp"
+#include "lib/sim/cost.hpp"
 #include "lib/sim/frame_output.hpp"
 #include "lib/sim/stats.hpp"
 #include "lib/sim/step.hpp"
@@ -187,7 +190,21 @@ void remove_stale_temporaries(const fs::path& dir) {
 struct SanityWarnings {
   std::vector<bool> inverted;  // per solid
   bool volume_drift = false;
+  std::vector<std::string> absurd;  // kinds of absurdity warned about (on_absurd "warn")
 };
+
+// Absurd results (absurd.hpp) stop the run after this frame, or with the
+// scene's on_absurd "warn" each kind is a warning once.
+void check_absurd(const SimState& state, const LiquidVolumes& volumes, SanityWarnings& warned) {
+  for (const Absurdity& a : find_absurdities(state, volumes)) {
+    if (state.scene.on_absurd == scene::Scene::OnAbsurd::stop)
+      throw SimulationError("absurd result at " + a.message + "; stopped after writing frame " +
+                            std::to_string(state.frame) + " (the scene key \"on_absurd\": \"warn\" lets a run go on)");
+    if (std::find(warned.absurd.begin(), warned.absurd.end(), a.kind) != warned.absurd.end()) continue;
+    log::warn("absurd result at " + a.message + " (on_absurd: warn, the run goes on)");
+    warned.absurd.push_back(a.kind);
+  }
+}
 
 // At each frame's end (`initial`: frame 0's liquid volume [m^3]): warns about inverted tetrahedra (naming the solid
 // and the frame) and about liquid volume drift beyond
@@ -281,6 +298,7 @@ class FrameLoop {
     if (resumed_) progress_ = *control_.resumed;
     else checkpoint::remove_all(dir_);
     if (resumed_) initial_volume_ = first_liquid_volume(progress_.stats);
+    if (resumed_) previous_volume_ = last_liquid_volume(progress_.stats);
     else if (state_.liquid) initial_volume_ = fluid::liquid_volume(*state_.liquid);
     if (!resumed_) {
       FrameStats st = empty_stats(state_);
@@ -316,14 +334,33 @@ class FrameLoop {
     // A stop request is honoured after the substep under way; at the frame's
     // end it waits for the frame's outputs.
     AdvanceHooks hooks;
+    hooks.observe = control_.observe;
+    hooks.before_substep = [&](const SimState&, const FrameStats& tally) {
+      substep_started_ = Clock::now();
+      if (!control_.stop || std::max(last_substep_seconds_, estimated_substep_seconds_) <= control_.abandonable_seconds)
+        return;
+      FrameStats partial = tally;
+      for (const auto& [stage, seconds] : times.seconds()) partial.seconds[stage] = seconds;
+      const bool inside = tally.substeps > 0;
+      rollback_ = to_snapshot(state_, RunProgress{{}, inside, inside ? partial : FrameStats{}});
+      cancel_.emplace(control_.stop);
+    };
     hooks.after_substep = [&](const SimState&, const StepReport&) {
+      cancel_.reset();
+      rollback_.reset();
+      last_substep_seconds_ = std::chrono::duration<double>(Clock::now() - substep_started_).count();
       report_written();
       if (stopped() && end - state_.time > FRAME_END_SLACK / state_.scene.time.fps) {
         for (const auto& [stage, seconds] : times.seconds()) st.seconds[stage] = seconds;
         throw interrupted(save(true, st));
       }
     };
-    advance_frame(state_, st, times, hooks);
+    try {
+      advance_frame(state_, st, times, hooks);
+    } catch (const Cancelled&) {
+      cancel_.reset();
+      throw interrupted(save_rollback(), rollback_->time, rollback_->frame);
+    }
     st.frame = state_.frame;
     st.time = state_.time;
     for (const auto& [stage, seconds] : times.seconds()) st.seconds[stage] = seconds;
@@ -365,8 +402,10 @@ class FrameLoop {
                  snapshot = std::move(snapshot)]() mutable {
       write_job(out, std::move(record), std::move(seconds), std::move(snapshot));
     });
-    // After the hand-over: a strict stop still leaves this frame on disk.
+    // After the hand-over: a strict or absurd stop still leaves this frame on disk.
     check_sanity(state_, initial_volume_, sanity_, control_.strict);
+    check_absurd(state_, {initial_volume_, previous_volume_}, sanity_);
+    if (state_.liquid) previous_volume_ = fluid::liquid_volume(*state_.liquid);
   }
 
   // On writer_: the frame's files and manifest (a resumed run keeps the
@@ -407,13 +446,23 @@ class FrameLoop {
     return write_checkpoint(dir_, state_, progress_, state_.scene.output.checkpoint_keep);
   }
 
+  // The checkpoint of the abandoned substep's start, after the frames on
+  // their way to disk.
+  fs::path save_rollback() {
+    writer_.wait();
+    report_written();
+    rollback_->stats = progress_.stats;
+    return checkpoint::write(dir_, *rollback_, state_.scene.output.checkpoint_keep);
+  }
+
   bool stopped() const { return control_.stop && *control_.stop != 0; }
 
-  Error interrupted(const fs::path& file) const {
+  Error interrupted(const fs::path& file) const { return interrupted(file, state_.time, state_.frame); }
+  Error interrupted(const fs::path& file, Real time, int frame) const {
     const int signal = *control_.stop;
     const char* name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGUSR1 ? "SIGUSR1" : nullptr;
     char when[96];
-    std::snprintf(when, sizeof when, " at t = %.6g s (frame %d done)", state_.time, state_.frame);
+    std::snprintf(when, sizeof when, " at t = %.6g s (frame %d done)", time, frame);
     return Error(ExitCode::temp_fail, std::string("interrupted by ") + (name ? name : "signal " + std::to_string(signal)) +
                                           when + "; checkpoint " + file.string() + " written; continue with --resume");
   }
@@ -427,7 +476,15 @@ class FrameLoop {
   RunProgress progress_;
   SanityWarnings sanity_;
   std::optional<Real> initial_volume_;
+  std::optional<Real> previous_volume_;  // the last frame's liquid volume [m^3]
   std::optional<FrameReport> unreported_;
+  // The substep under way (RunControl::abandonable_seconds): the checkpoint of its start
+  // while it can be abandoned, and the cancellation armed meanwhile.
+  const double estimated_substep_seconds_ = estimate_substep(state_).seconds;
+  double last_substep_seconds_ = 0;
+  Clock::time_point substep_started_;
+  std::optional<checkpoint::Snapshot> rollback_;
+  std::optional<CancelScope> cancel_;
   // Last: destroyed (finishing its job, which uses the members above) first.
   BackgroundTask writer_;
 };

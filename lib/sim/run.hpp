@@ -24,8 +24,8 @@
 // again; a frame the manifest does not list is kept with a warning).
 //
 // Stopping and resuming: when RunControl::stop becomes non-zero (a signal
-// handler sets it), the run finishes the substep under way and the frame
-// being written, writes a
+// handler sets it), the run abandons a long substep (RunControl::abandonable_seconds)
+// or finishes a short one, waits for the frame being written, writes a
 // checkpoint of that state (mid-frame if need be: the state is consistent
 // after every substep) and throws Error(temp_fail = 75). A resumed run
 // (RunControl::resumed, from resume_checkpoint in snapshot.hpp) continues from the restored
@@ -62,6 +62,19 @@ struct RunControl {
   // rewrite the ones whose output files all exist (they are the same bytes);
   // true rewrites them (after --force, they came from another scene).
   bool rewrite_existing = false;
+  // A substep expected to take longer than this [s] (sim/cost.hpp's estimate
+  // or the last substep's wall time, whichever is larger) can be abandoned: the
+  // state at its start is kept as a checkpoint, the solvers poll `stop` between
+  // iterations (core/cancel.hpp), and a stop request writes that checkpoint and
+  // throws Error(temp_fail = 75) at the next poll. The state is then left
+  // inside the abandoned substep: continue from the checkpoint. A shorter
+  // substep is finished first, so a stop takes at most about this long plus
+  // the checkpoint's writing. Keeping the copy costs about what writing a
+  // checkpoint costs without the disk, a small part of such a substep. Tests
+  // set 0 to make every substep abandonable.
+  double abandonable_seconds = 1;
+  // Sees each substep's coupled system before it is solved (tests).
+  SystemObserver observe;
   // Inverted tetrahedra (det F <= 0) stop the run with a SimulationError
   // (exit 70) instead of a warning (fsicut: --strict or the scene's /strict).
   bool strict = false;
@@ -80,6 +93,8 @@ struct RunControl {
 // Sanity: after each frame, a solid with inverted tetrahedra gets a warning
 // naming it and the frame (once per solid; RunControl::strict makes it an
 // error), and the liquid volume drifting more than 10 % from frame 0 gets one.
+// Absurd results (absurd.hpp) are a SimulationError after that frame is
+// written, unless the scene's on_absurd is "warn" (a warning once per kind).
 // Throws OutputError (73/74) when the folder or a file cannot be written,
 // Error(data = 65) when a resumed run finds a damaged earlier frame (above),
 // SimulationError (70) when the simulation fails, Error(temp_fail = 75) when

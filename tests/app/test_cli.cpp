@@ -170,6 +170,30 @@ TEST_CASE("--validate and the run's start warn about a linear solid too few elem
   CHECK_FALSE(contains(none.err, "thinnest dimension"));
 }
 
+TEST_CASE("--validate prints seconds per substep and warns about a solid whose substep takes over 30 s") {
+  // The beam above: 725 linear nodes. A quadratic box of 12^3 cells: 15,625
+  // nodes, 46,875 dofs; the cost model puts its substep at about 43 s (a
+  // quadratic sphere of 17,348 nodes took 50 s a substep, and nothing said so).
+  ScratchDir dir("cli");
+  const fs::path small = write_scene(
+      dir, "{ " + GRID + R"(, "solids": [ { "name": "beam", "mesh": { "type": "box", "min": [0.1,0.1,0.1], "max": [0.2,0.8,0.2], "cells": [4,28,4] } } ] })");
+  const Result fast = run_fsicut(dir, quoted(small.string()) + " --validate");
+  CHECK(fast.code == 0);
+  CHECK(contains(fast.out, "time estimate: about "));
+  CHECK(contains(fast.out, " per substep"));
+  CHECK(contains(fast.out, "2175 dofs (linear)"));
+  CHECK(contains(fast.out, "/grid/resolution"));
+  CHECK_FALSE(contains(fast.err, "per substep, more than 30 s"));
+  const fs::path big = write_scene(
+      dir, "{ " + GRID + R"(, "solids": [ { "name": "ball", "element": "quadratic", "mesh": { "type": "box", "min": [0.1,0.1,0.1], "max": [0.7,0.7,0.7], "cells": [12,12,12] } } ] })");
+  const Result slow = run_fsicut(dir, quoted(big.string()) + " --validate");
+  MESSAGE(slow.out << slow.err);
+  CHECK(slow.code == 0);
+  CHECK(contains(slow.out, "46875 dofs (quadratic)"));
+  CHECK(contains(slow.err, "/solids/0/mesh: solid \"ball\" (46875 dofs (quadratic)) is estimated at about 42.6 s"));
+  CHECK(contains(slow.err, "per substep, more than 30 s: use a coarser mesh"));
+}
+
 TEST_CASE("a solid-only run writes run.json, one OBJ per frame and a stats line per frame") {
   ScratchDir dir("cli");
   const fs::path scene = write_scene(

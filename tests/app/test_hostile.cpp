@@ -161,8 +161,10 @@ TEST_CASE("absurd thread counts are refused as a bad command line") {
 TEST_CASE("a solid too soft to hold its shape: inverted elements counted and warned about - --strict exits 70") {
   // E = 10 Pa: the block folds through itself within a few frames and the
   // liquid it squeezes loses a fifth of its volume; this used to pass silently.
+  // By frame 9 the whole block is inside out, an absurd result that stops the
+  // run by default: on_absurd "warn" keeps the inverted-element warnings in view.
   ScratchDir dir("hostile");
-  const std::string args = "--frames 10 --set /solids/0/youngs_modulus=10";
+  const std::string args = "--frames 10 --set /solids/0/youngs_modulus=10 --set /on_absurd=warn";
   const Result r = run_scene(dir, args, BASE, /*quiet=*/false);
   REQUIRE(r.code == 0);
   CHECK(contains(r.err, "solid \"block\" has "));
@@ -269,6 +271,48 @@ TEST_CASE("a diverging partitioned iteration exits 70 saying so even with allow_
   CHECK(contains(r.err, "/coupling/allow_unconverged does not cover a diverged iteration"));
   CHECK(!contains(r.err, "nan"));
   CHECK(!contains(r.err, "000000"));
+}
+
+TEST_CASE("absurd results stop the run with exit 70 after writing that frame - naming what and the frame") {
+  // These exited 0 after a warning: gravity 1e4 m/s^2 crushed the solid inside
+  // out and lost 94 % of the liquid; weak coupling flung a density-1 solid at
+  // 10 times the speed the scene's energy explains.
+  ScratchDir dir("hostile");
+  const Result crushed = run_scene(dir, "--frames 4 --set '/gravity=[0,-1e4,0]'");
+  MESSAGE("exit " << crushed.code << ": " << crushed.err);
+  CHECK(crushed.code == 70);
+  CHECK(contains(crushed.err, "absurd result at frame 1: solid \"block\" has volume -"));
+  CHECK(contains(crushed.err, "turned inside out; stopped after writing frame 1"));
+  CHECK(contains(crushed.err, "\"on_absurd\": \"warn\""));
+  CHECK(fs::exists(dir / "out" / "block.0001.obj"));
+  CHECK(fs::exists(dir / "out" / "liquid.0001.vdb"));
+  CHECK(!fs::exists(dir / "out" / "block.0002.obj"));
+  CHECK(fsicut::test::read_file(dir / "out" / "stats.jsonl").find("\"frame\":1") != std::string::npos);
+
+  const Result flung = run_scene(dir, "--frames 4 --set /coupling/scheme=weak --set /solids/0/density=1");
+  MESSAGE("exit " << flung.code << ": " << flung.err);
+  CHECK(flung.code == 70);
+  CHECK(contains(flung.err, "absurd result at frame 1: solid \"block\" has kinetic energy "));
+  CHECK(contains(flung.err, "the fastest speed the scene's gravity, domain, initial velocities and compression explain"));
+
+  const Result lost = run_scene(dir, "--frames 1 --set '/gravity=[0,-1e4,0]' --set /coupling/scheme=xpm");
+  MESSAGE("exit " << lost.code << ": " << lost.err);
+  CHECK(lost.code == 70);
+  CHECK(contains(lost.err, "absurd result at frame 1: the liquid volume is "));
+  CHECK(contains(lost.err, "from frame 0's 0.2315 m^3 (bound 50 %)"));
+}
+
+TEST_CASE("on_absurd warn keeps a study going with one warning per kind - other values exit 65") {
+  ScratchDir dir("hostile");
+  const Result r = run_scene(dir, "--frames 3 --set '/gravity=[0,-1e4,0]' --set /on_absurd=warn", BASE,
+                             /*quiet=*/false);
+  MESSAGE("exit " << r.code << ": " << r.err);
+  CHECK(r.code == 0);
+  const std::size_t first = r.err.find("turned inside out (on_absurd: warn, the run goes on)");
+  CHECK(first != std::string::npos);
+  CHECK(r.err.find("turned inside out", first + 1) == std::string::npos);
+  CHECK(fs::exists(dir / "out" / "block.0003.obj"));
+  check_refused("--validate --set /on_absurd=ignore", "/on_absurd", "unknown on_absurd \"ignore\"; expected one of: stop warn");
 }
 
 TEST_CASE("a reduced body with hundreds of modes exits 65 with the bound and its reason (2181 took 23 s to validate)") {

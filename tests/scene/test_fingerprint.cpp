@@ -26,13 +26,14 @@ bool has(const std::vector<std::string>& v, const std::string& s) { return std::
 
 }  // namespace
 
-TEST_CASE("the fingerprint leaves out the output folder and frames and checkpoint interval and preconditioner and strict") {
+TEST_CASE("the fingerprint leaves out the output folder and frames and checkpoint interval and preconditioner and strict and on_absurd") {
   const scene::Scene a = parse();
   scene::Scene b = parse("elsewhere");
   b.time.frames = 40;
   b.output.checkpoint_every = 3;
   b.output.checkpoint_keep = 5;
   b.strict = !a.strict;
+  b.on_absurd = scene::Scene::OnAbsurd::warn;
   CHECK(scene::fingerprint(a) == scene::fingerprint(b));
   const std::string f = scene::fingerprint(a);
   CHECK(f.find("\"frames\"") == std::string::npos);

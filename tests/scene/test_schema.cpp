@@ -77,6 +77,7 @@ TEST_CASE("schema.json lists the keys and defaults the loader uses") {
   check_object("output", props["output"]["properties"], resolved["output"], {"voxel_size"});
   CHECK(props["gravity"]["default"] == resolved["gravity"]);
   CHECK(props["strict"]["default"] == resolved["strict"]);
+  CHECK(props["on_absurd"]["default"] == resolved["on_absurd"]);
 
   const json& defs = schema["$defs"];
   json solid = resolved["solids"][0];

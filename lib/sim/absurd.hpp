@@ -1,0 +1,68 @@
+#pragma once
+// Results no physics explains, checked at every frame's end by the frame loop
+// (run.hpp). By default (scene key `on_absurd`: "stop") the first absurd frame
+// is written, then the run stops with exit 70 naming what went wrong and the
+// frame; "warn" warns once per kind and goes on, for studies that want to see
+// a scheme go wrong (the paper's stability comparison).
+//
+// Absurd, with the bounds measured against the shipped scenes (the largest
+// value any of them reaches in parentheses):
+//   - a solid's volume (the sum of its signed tet volumes) not positive: the
+//     solid as a whole has turned inside out (scenes: at least 0.996 of the
+//     initial volume; spring_cube and the compressibility test start at
+//     1/8 and 1/10 of their rest volume, so no positive floor is safe);
+//   - a solid's volume above SOLID_VOLUME_GROWTH_LIMIT times its rest volume
+//     (scenes: 1.02);
+//   - a solid's kinetic energy above 1/2 m v_b^2, m its mass and v_b the
+//     scene's velocity bound (from_scene.hpp: 10 times the speed its energy
+//     sources explain): its nodes' root-mean-square speed is past that bound
+//     (scenes: at most 1e-4 of it);
+//   - the fastest liquid face above the velocity bound (scenes: 0.1 of it);
+//   - the liquid volume more than LIQUID_VOLUME_LOSS_LIMIT away from frame 0's
+//     or changed by more than LIQUID_VOLUME_JUMP_LIMIT since the previous
+//     frame (scenes: 4.2 % and 4.7 %);
+//   - a solid position or velocity that is not finite.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/sim/state.hpp"
+
+namespace fsicut::sim {
+
+// A solid this many times its rest volume is being pulled apart by nothing a
+// scene holds: tension from pins and gravity stretches along one axis, where
+// volume grows like stretch^(1 - 2 nu) (3 times needs a 15-fold stretch at
+// nu = 0.3), and equal stretch every way needs 44 % per axis.
+inline constexpr Real SOLID_VOLUME_GROWTH_LIMIT = 3;
+// Relative change of the liquid volume from frame 0: five times the drift
+// that already warns (run.hpp). The method loses or gains a few % (particles
+// cluster, splashes thin out below a cell); half the liquid is not that.
+inline constexpr Real LIQUID_VOLUME_LOSS_LIMIT = 0.5;
+// Relative change of the liquid volume over one frame: five times the largest
+// per-frame change of the shipped scenes.
+inline constexpr Real LIQUID_VOLUME_JUMP_LIMIT = 0.25;
+
+// One absurd finding: `kind` names the rule (for warning once per kind),
+// `message` says what, where and how far past the bound, with the frame.
+struct Absurdity {
+  std::string kind;
+  std::string message;
+};
+
+// The liquid volumes an absurdity test compares with [m^3]: frame 0's and
+// the previous frame's (none: no liquid, or not known).
+struct LiquidVolumes {
+  std::optional<Real> initial;
+  std::optional<Real> previous;
+};
+
+// Every absurd finding about `state` at the end of frame state.frame, in the
+// order of the list above, at most one per kind and solid.
+std::vector<Absurdity> find_absurdities(const SimState& state, const LiquidVolumes& volumes);
+
+// The `liquid_volume` [m^3] of the last line of a stats.jsonl text, if any: the
+// previous frame's, for a resumed run.
+std::optional<Real> last_liquid_volume(const std::string& stats_text);
+
+}  // namespace fsicut::sim
