@@ -1,7 +1,6 @@
 #include "lib/fluid/density_correction.hpp"
 
 #include <algorithm>
-#include <atomic>
 
 #include "lib/core/parallel.hpp"
 #include "lib/fluid/pressure_projection.hpp"
@@ -77,7 +76,8 @@ grid::Array3<Real> target_divergence(const Liquid& l, DensityCorrectionReport& r
   if (report.over_dense + report.under_dense == 0) return target;
   const grid::Array3<Real>& rho = f.cell;
   parallel_for(0, rho.count(), [&](Index idx) {
-    if (rho[idx] > 1 || (rho[idx] > 0 && !surface[idx])) target[idx] = rho[idx] - 1;
+    if (rho[idx] > 0 && !surface[idx]) target[idx] = rho[idx] - 1;
+    else if (mean[idx] > 1) target[idx] = mean[idx] - 1;
   });
   return target;
 }
