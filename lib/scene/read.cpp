@@ -210,6 +210,7 @@ void read_fluid(Object& o, const Where& w, const Grid& grid, Fluid& fluid) {
   f.get("density", fluid.density, positive_at_most(MAX_DENSITY, "kg/m^3"));
   f.get("particles_per_cell", fluid.particles_per_cell, at_least(1));
   f.get("seed", fluid.seed);
+  f.get("density_correction", fluid.density_correction);
   if (f.has("regions"))
     fluid.regions = read_array<Shape>(f.at("regions"), w / "fluid" / "regions",
                                       [](const json& r, const Where& at) { return read_shape(r, at, FLUID_REGION); });

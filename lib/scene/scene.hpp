@@ -105,6 +105,7 @@ struct Fluid {
   Real density = 1000;          // [kg/m^3]
   int particles_per_cell = 8;
   unsigned seed = 1;            // particle jitter
+  bool density_correction = true;  // move packed particles apart each substep (fluid/density_correction.hpp)
   std::vector<Shape> regions;   // empty: no liquid
 };
 

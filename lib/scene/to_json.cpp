@@ -57,7 +57,8 @@ std::string to_json(const Scene& s) {
   j["time"] = {{"fps", s.time.fps}, {"frames", s.time.frames}, {"cfl", s.time.cfl}, {"max_substeps", s.time.max_substeps}};
   j["gravity"] = vec(s.gravity);
   j["fluid"] = {{"density", s.fluid.density}, {"particles_per_cell", s.fluid.particles_per_cell},
-                {"seed", s.fluid.seed}, {"regions", json::array()}};
+                {"seed", s.fluid.seed}, {"density_correction", s.fluid.density_correction},
+                {"regions", json::array()}};
   for (const Shape& r : s.fluid.regions) j["fluid"]["regions"].push_back(shape_json(r, FLUID_REGION));
   j["obstacles"] = json::array();
   for (const Shape& r : s.obstacles) j["obstacles"].push_back(shape_json(r, OBSTACLE));

@@ -240,7 +240,7 @@ FrameStats empty_stats(const SimState& state) {
   st.frame = state.frame;
   st.time = state.time;
   for (const char* stage : {STAGE_SOLID_POSITIONS, STAGE_ADVECTION, STAGE_FORCES, STAGE_DISTANCE_FIELDS,
-                            STAGE_PROJECTION, STAGE_EXTRAPOLATION, STAGE_OUTPUT})
+                            STAGE_PROJECTION, STAGE_DENSITY_CORRECTION, STAGE_EXTRAPOLATION, STAGE_OUTPUT})
     st.seconds[stage] = 0;
   return st;
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fsicut/core/version.hpp"
+#include "lib/fluid/packing.hpp"
 #include "lib/mesh/quadratic.hpp"
 #include "lib/scene/load.hpp"
 
@@ -21,6 +22,10 @@ json frame_record(const SimState& state, const FrameStats& s) {
   j["substeps"] = s.substeps;
   j["cfl_exceeded"] = s.cfl_exceeded;
   j["liquid_volume"] = state.liquid ? fluid::liquid_volume(*state.liquid) : 0.0;
+  const fluid::Packing packing = state.liquid ? fluid::packing(*state.liquid) : fluid::Packing{};
+  j["particle_volume"] = packing.particle_volume;
+  j["deep_density"] = packing.deep_density;
+  j["packed_cells"] = packing.packed_cells;
   j["max_fluid_speed"] = state.liquid ? fluid::max_speed(*state.liquid) : 0.0;
   j["solver"] = {{"iterations", s.solver.iterations},
                  {"relative_residual", s.solver.relative_residual},

@@ -5,6 +5,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
+#include "lib/fluid/density_correction.hpp"
 #include "lib/sim/couple.hpp"
 #include "lib/sim/particle_paths.hpp"
 #include "lib/sim/solid_fields.hpp"
@@ -151,6 +152,12 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
       if (state.liquid) record(report, fluid::project(*state.liquid, dt), scene, "liquid pressure projection");
       advance_solids_alone(state, dt, report);
     }
+  }
+  // 5b. Particle density correction (Kugelstadt et al. 2019, not in the paper): particles
+  //     that packed move apart; stage 6 keeps them out of solids (fluid/density_correction.hpp).
+  {
+    ScopedStage t(times, STAGE_DENSITY_CORRECTION);
+    if (state.liquid && scene.fluid.density_correction) fluid::correct_density(*state.liquid);
   }
   // 6. Extrapolate fluid velocities, constrain them at solids, push particles out of solids
   //    and stop those whose path crossed a solid's surface; keep solid nodes inside the

@@ -17,6 +17,7 @@ inline constexpr const char* STAGE_FORCES = "forces";
 inline constexpr const char* STAGE_DISTANCE_FIELDS = "distance_fields";
 inline constexpr const char* STAGE_PROJECTION = "projection";
 inline constexpr const char* STAGE_EXTRAPOLATION = "extrapolation";
+inline constexpr const char* STAGE_DENSITY_CORRECTION = "density_correction";
 
 struct StepReport {
   linsolve::Report worst_solve;  // the worst linear solve of the substep (none: solve_count = 0)

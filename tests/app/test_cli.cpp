@@ -209,11 +209,11 @@ TEST_CASE("a solid-only run writes run.json, one OBJ per frame and a stats line 
   int lines = 0;
   for (char c : stats) lines += c == '\n';
   CHECK(lines == 4);
-  for (const char* key : {"\"frame\"", "\"time\"", "\"substeps\"", "\"liquid_volume\"", "\"max_fluid_speed\"",
-                          "\"solver\"", "\"iterations\"", "\"relative_residual\"", "\"converged\"",
+  for (const char* key : {"\"frame\"", "\"time\"", "\"substeps\"", "\"liquid_volume\"", "\"particle_volume\"",
+                          "\"deep_density\"", "\"packed_cells\"", "\"max_fluid_speed\"", "\"solver\"", "\"iterations\"", "\"relative_residual\"", "\"converged\"",
                           "\"met_tolerance\"", "\"round_off_floor\"", "\"solids\"", "\"centroid\"",
                           "\"volume\"", "\"mean_velocity\"", "\"kinetic_energy\"", "\"elastic_energy\"", "\"seconds\"",
-                          "\"output\"", "\"output_wait\"", "\"other\""})
+                          "\"output\"", "\"output_wait\"", "\"other\"", "\"density_correction\""})
     CHECK(contains(stats, key));
   // No temporary files are left behind.
   for (const auto& e : fs::directory_iterator(out)) CHECK(e.path().filename().string()[0] != '.');
