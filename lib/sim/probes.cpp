@@ -93,22 +93,22 @@ Real gauge_height(const SimState& state, const scene::Probe& gauge) {
   const auto phi = [&](Real y) {
     return grid::interpolate(l.grid, l.liquid_phi, grid::Sampling::cell, Vec3(gauge.position.x(), y, gauge.position.z()));
   };
-  // Heights where phi is sampled, top down: the ends and the cell-centre levels between them.
-  std::vector<Real> ys{top};
-  const Real dx = l.grid.dx;
-  for (int j = l.grid.resolution.y() - 1; j >= 0; --j) {
-    const Real y = l.grid.origin.y() + (j + 0.5) * dx;
-    if (y < top && y > bottom) ys.push_back(y);
+  // Heights where phi is sampled, bottom up: the ends and the cell-centre levels
+  // between them, phi linear in between.
+  std::vector<Real> ys{bottom};
+  for (int j = 0; j < l.grid.resolution.y(); ++j) {
+    const Real y = l.grid.origin.y() + (j + 0.5) * l.grid.dx;
+    if (y > bottom && y < top) ys.push_back(y);
   }
-  ys.push_back(bottom);
-  Real above = phi(top);
-  if (above < 0) return top;
+  ys.push_back(top);
+  // The first crossing from liquid into air, scanning upward.
+  Real below = phi(bottom);
   for (std::size_t i = 1; i < ys.size(); ++i) {
-    const Real below = phi(ys[i]);
-    if (below < 0) return ys[i] + (ys[i - 1] - ys[i]) * below / (below - above);
-    above = below;
+    const Real above = phi(ys[i]);
+    if (below < 0 && above >= 0) return ys[i - 1] + (ys[i] - ys[i - 1]) * below / (below - above);
+    below = above;
   }
-  return bottom;
+  return below < 0 ? top : bottom;
 }
 
 Vec3 point_displacement(const SimState& state, const ProbeSite& site) {

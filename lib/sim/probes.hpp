@@ -9,11 +9,15 @@
 //             trilinearly from the cells whose centre is in the liquid; 0 where
 //             the point is in air (liquid SDF > 0) or no such cell is near
 //   gauge     <name>                       the height y [m] of the free surface
-//             along the vertical segment: the highest point where the liquid
-//             SDF (interpolated at the segment's x, z on the cell-centre
-//             levels, linearly between them) changes from liquid below to air
-//             above; the segment's top when it is liquid up there, its bottom
-//             when it is dry
+//             on the vertical segment: scanning up from its lower end, where
+//             the line first leaves the liquid into air (the liquid SDF,
+//             interpolated at the segment's x, z on the cell-centre levels and
+//             linearly between them, crosses from < 0 to >= 0): the top of the
+//             water standing on the bottom. Spray and drops above it are
+//             ignored, a solid below it (dry or inside the SDF's extension
+//             into solids) does not count, an air pocket inside the column
+//             ends it there. The segment's top when the liquid reaches it,
+//             its lower end when the line meets no liquid
 //   point     <name>.dx, .dy, .dz          the displacement [m] of a material
 //             <name>.vx, .vy, .vz          point of a solid from its rest
 //             position, and its velocity [m/s]: the nodal values interpolated
