@@ -67,7 +67,7 @@ TEST_SUITE("sim") {
       "grid": { "resolution": [10, 10, 10], "cell_size": 0.1 },
       "fluid": { "regions": [ { "type": "box", "min": [0, 0.13, 0], "max": [1, 0.6, 1] } ] },
       "solids": [ { "name": "plate", "mesh": { "type": "box", "min": [0, 0, 0], "max": [1, 0.13, 1], "cells": [6, 1, 6] },
-                    "density": 2000, "youngs_modulus": 1e8,
+                    "density": 2000, "youngs_modulus": 1e9,
                     "pinned": [ { "type": "box", "min": [-1, -1, -1], "max": [2, 0.001, 2] } ] } ] })");
     const json record = run_frames(state, 2);
     const Vec3 force = vec(record["solids"][0]["fluid_force"]);
