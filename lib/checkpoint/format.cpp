@@ -132,6 +132,40 @@ FrameRecord get_frame(ByteReader& r) {
 
 // ---------------------------------------------------------------- sections
 
+bool has_measures(const Snapshot& s) {
+  return !s.probes.empty() || !s.partial.probe_rows.empty() || s.partial.load_seconds != 0;
+}
+
+void put_doubles(ByteWriter& w, const std::vector<double>& v) {
+  w.u64(v.size());
+  w.raw(v.data(), v.size() * sizeof(double));
+}
+
+std::vector<double> get_doubles(ByteReader& r, const std::string& name) {
+  const std::uint64_t n = r.u64();
+  if (n > r.remaining() / sizeof(double)) r.fail(name + ": more values than the data holds");
+  std::vector<double> v(static_cast<std::size_t>(n));
+  const char* from = r.take(v.size() * sizeof(double));
+  if (n > 0) std::memcpy(v.data(), from, v.size() * sizeof(double));
+  return v;
+}
+
+void put_measures(ByteWriter& w, const Snapshot& s) {
+  w.str(s.probes);
+  w.str(s.partial.probe_rows);
+  w.f64(s.partial.load_seconds);
+  put_doubles(w, s.partial.solid_loads);
+  put_doubles(w, s.partial.obstacle_loads);
+}
+
+void get_measures(ByteReader& r, Snapshot& s) {
+  s.probes = r.str();
+  s.partial.probe_rows = r.str();
+  s.partial.load_seconds = r.f64();
+  s.partial.solid_loads = get_doubles(r, "solid loads");
+  s.partial.obstacle_loads = get_doubles(r, "obstacle loads");
+}
+
 void put_meta(ByteWriter& w, const Snapshot& s) {
   w.str(s.fsicut_version);
   w.u64(fnv1a(s.scene));
@@ -308,6 +342,7 @@ std::string encode(const Snapshot& s) {
     put_section(w, SECTION_SURFACES, count, [&](ByteWriter& b) {
       for (const Points& p : s.surfaces) put_points(b, p);
     });
+  if (has_measures(s)) put_section(w, SECTION_MEASURES, count, [&](ByteWriter& b) { put_measures(b, s); });
   const std::size_t payload = w.size() - HEADER_SIZE;
   w.patch_u32(COUNT_OFFSET, count);
   w.patch_u64(SIZE_OFFSET, payload);
@@ -371,6 +406,10 @@ Snapshot decode(const std::string& bytes, const std::string& file) {
   if (has(all, SECTION_SURFACES)) {
     ByteReader surfaces = section(all, SECTION_SURFACES, file);
     s.surfaces = get_surfaces(surfaces, s.solids);
+  }
+  if (has(all, SECTION_MEASURES)) {
+    ByteReader measures = section(all, SECTION_MEASURES, file);
+    get_measures(measures, s);
   }
   return s;
 }

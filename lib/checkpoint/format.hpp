@@ -30,6 +30,10 @@
 //             each), u32 r, f64 q (r), f64 qdot (r)
 //     "SURF"  only with liquid and solids: per solid of SOLD, points: the
 //             vertices of its surface as the last stage 4 saw them
+//     "MEAS"  only with probes or a frame's loads so far: str the probes.csv
+//             text, str the partial frame's probe rows, f64 its loads' seconds,
+//             u64 n and f64 x n its solid load sums, u64 m and f64 x m its
+//             obstacle load sums (6 per solid or obstacle: force, torque)
 //   str     u64 length, bytes
 //   points  u64 #columns n, f64 3 x n column-major
 //   array   u8 element kind (1: f64, 2: u8), 3 x i32 dimensions, the
@@ -54,6 +58,7 @@ inline constexpr char SECTION_SOLIDS[] = "SOLD";
 inline constexpr char SECTION_LIQUID[] = "LIQD";
 inline constexpr char SECTION_REDUCED[] = "REDU";
 inline constexpr char SECTION_SURFACES[] = "SURF";
+inline constexpr char SECTION_MEASURES[] = "MEAS";
 
 // The checkpoint of `snapshot` as bytes. The scene hash of META is computed
 // from snapshot.scene.

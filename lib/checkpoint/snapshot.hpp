@@ -54,6 +54,10 @@ struct FrameRecord {
   SolveRecord solver;
   std::map<std::string, double> seconds;  // stage -> wall time [s]
   std::optional<PartitionedRecord> partitioned;
+  std::string probe_rows;             // probes.csv rows of its substeps
+  double load_seconds = 0;            // sum of the substeps' dt weighting the loads [s]
+  std::vector<double> solid_loads;    // per solid: sum of dt * (force [N], torque [N m]), 6 each
+  std::vector<double> obstacle_loads; // per obstacle, the same
 };
 
 // A solid's state: positions and velocities, 3 x #nodes each [m], [m/s].
@@ -95,6 +99,7 @@ struct Snapshot {
   bool mid_frame = false;      // time lies inside frame `frame` + 1
   FrameRecord partial;         // mid_frame: that frame's statistics so far
   std::string stats;           // the stats.jsonl text written so far
+  std::string probes;          // the probes.csv text written so far (empty: no probes)
   std::vector<SolidRecord> solids;
   std::vector<ReducedRecord> reduced;  // the reduced solids, in the order of `solids`
   std::vector<Points> surfaces;        // per solid, its surface's vertices as the last stage 4 saw them; empty: none

@@ -70,4 +70,11 @@ const NameTable<Scene::OnAbsurd>& names() {
   return table;
 }
 
+template <>
+const NameTable<Probe::Type>& names() {
+  static const NameTable<Probe::Type> table = {
+      {"pressure", Probe::Type::pressure}, {"gauge", Probe::Type::gauge}, {"point", Probe::Type::point}};
+  return table;
+}
+
 }  // namespace fsicut::scene

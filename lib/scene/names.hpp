@@ -26,6 +26,7 @@ template <> const NameTable<Coupling::Preconditioner>& names();
 template <> const NameTable<Partitioned::Impulses>& names();
 template <> const NameTable<Output::UpAxis>& names();
 template <> const NameTable<Scene::OnAbsurd>& names();
+template <> const NameTable<Probe::Type>& names();
 
 // The name of `value` in names<Enum>() ("?" for a value outside the enumeration).
 template <class Enum>

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "lib/scene/names.hpp"
+#include "lib/scene/read_probes.hpp"
 
 namespace fsicut::scene {
 namespace {
@@ -309,6 +310,7 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
   read_solids(o, w, scene.solids);
   read_coupling(o, w, scene.coupling);
   read_output(o, w, scene.output);
+  if (o.has("probes")) scene.probes = read_probes(o.at("probes"), w / "probes", scene.grid, scene.solids);
   o.get("strict", scene.strict);
   scene.on_absurd = read_enum(o, "on_absurd", names<Scene::OnAbsurd>(), false, Scene::OnAbsurd::stop);
   o.finish();

@@ -154,6 +154,18 @@ struct Output {
   bool liquid_particles = false;  // the liquid VDB also holds the marker particles (points grid)
 };
 
+// A measurement sampled every substep into probes.csv (sim/probes.hpp).
+struct Probe {
+  enum class Type { pressure, gauge, point };
+  std::string name;        // its column(s) in probes.csv: letters, digits, '_' and '-'
+  Type type = Type::pressure;
+  Vec3 position{0, 0, 0};  // pressure: the point [m]; point: the material point at rest [m];
+                           // gauge: the lower end of its vertical segment [m]
+  Real top = 0;            // gauge: the segment's upper end, y [m]
+  std::string solid;       // point: the solid's name
+  std::string pointer;     // JSON pointer of this probe in the scene
+};
+
 struct Scene {
   std::string file;       // the scene file as given (for messages)
   std::string directory;  // its folder; relative paths were resolved against it
@@ -165,6 +177,7 @@ struct Scene {
   std::vector<SolidDesc> solids;
   Coupling coupling;
   Output output;
+  std::vector<Probe> probes;
   // true: a solid with inverted tetrahedra (det F <= 0) stops the run with
   // exit 70 after that frame is written, as --strict does; false: a warning.
   bool strict = false;

@@ -106,6 +106,14 @@ std::string to_json(const Scene& s) {
                  {"liquid_velocity", s.output.liquid_velocity},
                  {"liquid_particles", s.output.liquid_particles}};
   if (s.output.voxel_size) j["output"]["voxel_size"] = *s.output.voxel_size;
+  // Only with probes: checkpoints of scenes without them keep their fingerprint.
+  for (const Probe& p : s.probes) {
+    json pj = {{"name", p.name}, {"type", name_of(p.type)}, {"position", vec(p.position)}};
+    if (p.type == Probe::Type::gauge)
+      pj["position"] = json::array({vec(p.position), vec(Vec3(p.position.x(), p.top, p.position.z()))});
+    if (p.type == Probe::Type::point) pj["solid"] = p.solid;
+    j["probes"].push_back(pj);
+  }
   j["strict"] = s.strict;
   j["on_absurd"] = name_of(s.on_absurd);
   return j.dump(2);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "lib/sim/probes.hpp"
+
 namespace fsicut::sim {
 namespace {
 
@@ -60,6 +62,8 @@ bool advance_to(SimState& state, Real t_end, FrameStats& tally, StageTimes& time
     }
     tally.cfl_exceeded += sub.cfl_exceeded ? 1 : 0;
     ++tally.substeps;
+    tally.loads.add(r.loads, sub.dt);
+    tally.probe_rows += probes_row(state);
     if (hooks.after_substep) hooks.after_substep(state, r);
     if (hooks.stop && hooks.stop(state)) return false;
   }

@@ -237,13 +237,15 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt) {
   out.system.coupling.resize(out.fluid.active.count(), dofs);
   out.system.coupling.setFromTriplets(columns.full.begin(), columns.full.end());
   add_reduced_bodies(state, dt, columns.reduced, out);
+  out.load.resize(6 * static_cast<int>(state.solids.size()), out.fluid.active.count());
+  out.load.setFromTriplets(columns.load.begin(), columns.load.end());
   if (settings.partitioned.impulses == scene::Partitioned::Impulses::conservative)
     out.system.impulse = conservative_impulse(state, out);
   return out;
 }
 
 linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver& observe,
-                                 std::optional<coupling::PartitionedReport>* partitioned) {
+                                 std::optional<coupling::PartitionedReport>* partitioned, std::vector<Load>* loads) {
   fluid::Liquid& liquid = *state.liquid;
   const scene::Coupling& settings = state.scene.coupling;
   const CoupledAssembly a = assemble_coupled(state, dt);
@@ -252,6 +254,7 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
   coupling::CoupledSolution guess;
   CoupledAssembly moved;  // recompute_geometry: the final liquid solve's assembly
   const cutcell::ActiveCells* active = &a.fluid.active;
+  const linsolve::SparseMatrix* load = &a.load;
   guess.pressure = fluid::gather_pressure(*active, liquid.pressure);
   guess.velocity = free_velocities(state);
 
@@ -271,6 +274,7 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
       if (settings.partitioned.recompute_geometry) {
         y = solve_with_geometry(state, dt, a, s, ps, guess.velocity, moved);
         active = &moved.fluid.active;
+        load = &moved.load;
       } else {
         y = coupling::solve_partitioned(a.system, s, ps, guess);
       }
@@ -293,6 +297,7 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
                           " iterations");
 
   fluid::scatter_pressure(*active, x.pressure, liquid.pressure, liquid.region_pressure);
+  if (loads) *loads = solid_loads(*load * x.pressure, state.solids.size());
   fluid::apply_pressure(liquid.grid, *active, liquid.liquid_phi, liquid.fractions, liquid.pressure, dt,
                         liquid.density, liquid.velocity, liquid.valid, liquid.split, liquid.region_pressure);
   for (std::size_t b = 0; b < state.solids.size(); ++b) {

@@ -39,6 +39,7 @@
 #include "lib/coupling/coupled_projection.hpp"
 #include "lib/coupling/partitioned.hpp"
 #include "lib/fluid/pressure_projection.hpp"
+#include "lib/sim/loads.hpp"
 #include "lib/sim/solid_fields.hpp"
 #include "lib/linsolve/report.hpp"
 #include "lib/solid/body.hpp"
@@ -63,6 +64,9 @@ struct CoupledAssembly {
                                        // for a reduced body
   std::vector<ReducedCoupling> reduced;  // one per reduced body; their U_b stacked in system.low_rank
   linsolve::Report pre_solve;          // damping_only: the worst elastic pre-step solve
+  // 6 #bodies x #active: times p, each body's force [N] and torque [N m] from
+  // the liquid (CouplingColumns::load, sim/loads.hpp)
+  linsolve::SparseMatrix load;
 };
 
 // The free-dof velocities of all full bodies [m/s], stacked body after body as
@@ -84,9 +88,11 @@ CoupledAssembly assemble_coupled(SimState& state, Real dt);
 // the solve stops short (the caller decides), but throws SimulationError for a
 // non-finite result.
 // With the schemes partitioned and xpm, `partitioned` (if given) receives the
-// iteration's report.
+// iteration's report. `loads` (if given) receives each solid's load from the
+// solution's pressure (sim/loads.hpp), one per solid.
 linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver& observe = {},
-                                 std::optional<coupling::PartitionedReport>* partitioned = nullptr);
+                                 std::optional<coupling::PartitionedReport>* partitioned = nullptr,
+                                 std::vector<Load>* loads = nullptr);
 
 // The liquid's weighted net outflow [m^3/s] from every active cell after the
 // projection: open faces (fraction * dx^2 * u . n) plus solid patches

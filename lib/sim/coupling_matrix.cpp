@@ -35,21 +35,6 @@ constexpr Real SPLIT_PROBE_CELLS = 1e-3;
 // stiff cube compressed by 1e-6 m across a cell plane jumps by that much.
 // With the reconstruction, J^T p of a hydrostatic p is rho g V for any
 // placement (tests/sim/test_coupled_system.cpp).
-struct PressureStencil {
-  std::array<int, 7> row{};
-  std::array<Real, 7> weight{};
-  int size = 0;
-  void add(int r, Real w) {
-    for (int n = 0; n < size; ++n)
-      if (row[n] == r) {
-        weight[n] += w;
-        return;
-      }
-    row[size] = r;
-    weight[size++] = w;
-  }
-};
-
 // A split cell (cutcell/split_cells.hpp) has no single pressure to difference
 // with: it takes no part in the reconstruction of a neighbour's patches.
 PressureStencil pressure_stencil(const grid::MacGrid& g, const cutcell::ActiveCells& active,
@@ -101,10 +86,42 @@ PressureStencil pressure_stencil(const grid::MacGrid& g, const cutcell::ActiveCe
 
 }  // namespace
 
-CouplingColumns coupling_columns(const SimState& state, const cutcell::ActiveCells& active,
-                                 const std::vector<int>& dof_offset) {
+PressureStencil patch_pressure_stencil(const SimState& state, const cutcell::ActiveCells& active, Index patch_cell,
+                                       const Vec3& centroid, const Vec3& normal) {
   const fluid::Liquid& liquid = *state.liquid;
   const grid::MacGrid& g = liquid.grid;
+  // In a split cell the patch belongs to the region on its fluid side, with
+  // that region's pressure (the paper's N; no reconstruction across the wall).
+  if (liquid.split.count(patch_cell) >= 2) {
+    const int region = cutcell::region_of(liquid.split, g, state.surfaces.meshes, patch_cell,
+                                          centroid - SPLIT_PROBE_CELLS * g.dx * normal);
+    if (region >= 0) {
+      PressureStencil own;
+      const int u = active.unknown(patch_cell, region);
+      if (u >= 0) own.add(u, 1);
+      return own;
+    }
+  }
+  Vec3i cell = active.row.coord(patch_cell);
+  const Vec3i outside = g.cell_of(centroid - PATCH_PROBE_CELLS * g.dx * normal);
+  if (active.row[patch_cell] < 0 ||
+      (outside != cell && cutcell::separated(g, liquid.solid_phi, state.surfaces.meshes, cell, outside))) {
+    // The fluid touching the patch is in the cell half a cell out of the
+    // solid when the patch's own cell has no open face (its fluid part is a
+    // sliver the clamped fractions closed, or the patch lies on the cell's
+    // boundary plane), or when a solid thinner than a cell lies between the
+    // two (cutcell/thin_solids.hpp: the patch's cell is on the wall's other
+    // side, or inside it). Why not drop the patch (p = 0): a grid-aligned
+    // box's faces lie on cell planes, and dropping them lost 40 % of a
+    // floating box's buoyancy.
+    cell = outside;
+    if (active.row(cell) < 0) return {};
+  }
+  return pressure_stencil(g, active, liquid.fractions, liquid.split, cell, centroid);
+}
+
+CouplingColumns coupling_columns(const SimState& state, const cutcell::ActiveCells& active,
+                                 const std::vector<int>& dof_offset) {
   // J = N^T C: each patch spreads area * normal over its triangle's free nodes
   // with the barycentric weights of its centroid (11)-(12) (a quadratic face's
   // six nodes with its shape functions there, mesh::surface_weights), in the rows of the
@@ -116,52 +133,31 @@ CouplingColumns coupling_columns(const SimState& state, const cutcell::ActiveCel
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
     const solid::Body& body = state.solids[b];
     const bool reduced = is_reduced(state, b);
+    const Vec3 centre = centre_of_mass(body);
     if (reduced) out.reduced.emplace_back();
     for (const cutcell::SurfacePatch& q : state.surfaces.patches[b]) {
       const mesh::Triangle& t = body.mesh.boundary[q.triangle];
-      Vec3i cell = active.row.coord(q.cell);
       const Vec3 centroid = q.barycentric[0] * body.x.col(t[0]) + q.barycentric[1] * body.x.col(t[1]) +
                             q.barycentric[2] * body.x.col(t[2]);
+      const PressureStencil stencil = patch_pressure_stencil(state, active, q.cell, centroid, q.normal);
+      if (stencil.size == 0) continue;  // no liquid next to the patch: p = 0
+      // The body's load rows: force area n and torque (c - c_m) x area n per unit pressure.
+      const Vec3 force = q.area * q.normal, torque = (centroid - centre).cross(force);
+      for (int n = 0; n < stencil.size; ++n)
+        for (int d = 0; d < 3; ++d) {
+          out.load.emplace_back(static_cast<int>(6 * b) + d, stencil.row[n], stencil.weight[n] * force[d]);
+          out.load.emplace_back(static_cast<int>(6 * b) + 3 + d, stencil.row[n], stencil.weight[n] * torque[d]);
+        }
       const mesh::SurfaceWeights w = mesh::surface_weights(body.mesh, q.triangle, q.barycentric);
-      const auto add = [&](const PressureStencil& stencil) {
-        for (int j = 0; j < w.count; ++j) {
-          const int k = reduced ? w.node[j] : body.dofs.free_index[w.node[j]];
-          if (k < 0) continue;
-          Triplets& into = reduced ? out.reduced.back() : out.full;
-          const int column = reduced ? 3 * k : dof_offset[b] + 3 * k;
-          for (int n = 0; n < stencil.size; ++n)
-            for (int d = 0; d < 3; ++d)
-              into.emplace_back(stencil.row[n], column + d, stencil.weight[n] * q.area * w.weight[j] * q.normal[d]);
-        }
-      };
-      // In a split cell the patch belongs to the region on its fluid side, with
-      // that region's pressure (the paper's N; no reconstruction across the wall).
-      if (liquid.split.count(q.cell) >= 2) {
-        const int region = cutcell::region_of(liquid.split, g, state.surfaces.meshes, q.cell,
-                                              centroid - SPLIT_PROBE_CELLS * g.dx * q.normal);
-        if (region >= 0) {
-          PressureStencil own;
-          const int u = active.unknown(q.cell, region);
-          if (u >= 0) own.add(u, 1);
-          add(own);
-          continue;
-        }
+      for (int j = 0; j < w.count; ++j) {
+        const int k = reduced ? w.node[j] : body.dofs.free_index[w.node[j]];
+        if (k < 0) continue;
+        Triplets& into = reduced ? out.reduced.back() : out.full;
+        const int column = reduced ? 3 * k : dof_offset[b] + 3 * k;
+        for (int n = 0; n < stencil.size; ++n)
+          for (int d = 0; d < 3; ++d)
+            into.emplace_back(stencil.row[n], column + d, stencil.weight[n] * q.area * w.weight[j] * q.normal[d]);
       }
-      const Vec3i outside = g.cell_of(centroid - PATCH_PROBE_CELLS * g.dx * q.normal);
-      if (active.row[q.cell] < 0 ||
-          (outside != cell && cutcell::separated(g, liquid.solid_phi, state.surfaces.meshes, cell, outside))) {
-        // The fluid touching the patch is in the cell half a cell out of the
-        // solid when the patch's own cell has no open face (its fluid part is a
-        // sliver the clamped fractions closed, or the patch lies on the cell's
-        // boundary plane), or when a solid thinner than a cell lies between the
-        // two (cutcell/thin_solids.hpp: the patch's cell is on the wall's other
-        // side, or inside it). Why not drop the patch (p = 0): a grid-aligned
-        // box's faces lie on cell planes, and dropping them lost 40 % of a
-        // floating box's buoyancy.
-        cell = outside;
-        if (active.row(cell) < 0) continue;  // no liquid next to the patch: p = 0
-      }
-      add(pressure_stencil(g, active, liquid.fractions, liquid.split, cell, centroid));
     }
   }
   return out;

@@ -8,6 +8,7 @@
 // (CoupledAssembly::dof_offset); J v is the volume rate [m^3/s] the solids
 // push through each cell's patches, J^T p the patches' pressure force [N] on
 // the solids' nodes. Signs: patch normals point into the solid.
+#include <array>
 #include <vector>
 
 #include <Eigen/SparseCore>
@@ -24,11 +25,42 @@ using Triplets = std::vector<Eigen::Triplet<Real, int>>;
 
 // The entries of J: `full` for the full bodies (columns dof_offset[b] + 3 k + d
 // for free node k), `reduced` one list per reduced body in body order, each
-// over all of its nodes (columns 3 node + d).
+// over all of its nodes (columns 3 node + d). `load`: the rows that sum J^T p
+// over all nodes of body b, pinned ones included, into its force (rows 6 b +
+// d) and its torque about its centre of mass (rows 6 b + 3 + d), columns the
+// active cells (sim/loads.hpp).
 struct CouplingColumns {
   Triplets full;
   std::vector<Triplets> reduced;
+  Triplets load;
 };
+
+// The pressure at a point as weights on the active cells' pressures (rows of
+// `active`): at most 7 cells, weights summing to 1, exact for a linear
+// pressure field (sim/coupling_matrix.cpp explains the reconstruction).
+struct PressureStencil {
+  std::array<int, 7> row{};
+  std::array<Real, 7> weight{};
+  int size = 0;
+  void add(int r, Real w) {
+    for (int n = 0; n < size; ++n)
+      if (row[n] == r) {
+        weight[n] += w;
+        return;
+      }
+    row[size] = r;
+    weight[size++] = w;
+  }
+};
+
+// The pressure at the centroid [m] of a surface patch in cell `patch_cell`
+// (linear index) with unit normal `normal` into the solid: from the patch's
+// cell, or from the cell half a cell out of the solid when the patch's own
+// cell is inactive or a thin solid separates the two. Empty (size 0) when no
+// liquid is next to the patch (its pressure is 0). Reads state.liquid's grid,
+// fractions and solid SDF and state.surfaces (after stage 4).
+PressureStencil patch_pressure_stencil(const SimState& state, const cutcell::ActiveCells& active, Index patch_cell,
+                                       const Vec3& centroid, const Vec3& normal);
 
 // J of the current state (after stage 4: patches, fractions, the solid SDF) for
 // the active cells `active`.

@@ -31,6 +31,7 @@
 #include "lib/sim/advance.hpp"
 #include "lib/sim/cost.hpp"
 #include "lib/sim/frame_output.hpp"
+#include "lib/sim/probes.hpp"
 #include "lib/sim/stats.hpp"
 #include "lib/sim/step.hpp"
 
@@ -56,6 +57,8 @@ constexpr Real FRAME_END_SLACK = 1e-12;
 // TAB size TAB fnv1a (16 hex digits)", sorted by name, rewritten atomically
 // after every frame's outputs. --resume checks the files it keeps against it.
 constexpr const char* MANIFEST_FILE = "manifest.tsv";
+// The probes' samples, one row per substep (sim/probes.hpp), rewritten whole after every frame like stats.jsonl.
+constexpr const char* PROBES_FILE = "probes.csv";
 using Manifest = std::map<std::string, io::FileDigest>;
 
 Manifest read_manifest(const fs::path& dir) {
@@ -160,6 +163,7 @@ void remove_earlier_frames(const SimState& state, const fs::path& dir) {
   }
   std::error_code ignored;
   fs::remove(dir / MANIFEST_FILE, ignored);
+  fs::remove(dir / PROBES_FILE, ignored);
 }
 
 // Deletes the temporaries (io/atomic.hpp: `.<name>.tmp-<pid>-<n>`) a killed
@@ -301,6 +305,7 @@ class FrameLoop {
     if (resumed_) previous_volume_ = last_liquid_volume(progress_.stats);
     else if (state_.liquid) initial_volume_ = fluid::liquid_volume(*state_.liquid);
     if (!resumed_) {
+      progress_.probes = probes_header(state_.probes);
       FrameStats st = empty_stats(state_);
       finish_frame(st, Clock::now(), 0);
     }
@@ -399,8 +404,8 @@ class FrameLoop {
     unreported_ = report;
     unreported_->seconds = wall;
     writer_.run([this, out = std::move(out), record = std::move(record), seconds = st.seconds,
-                 snapshot = std::move(snapshot)]() mutable {
-      write_job(out, std::move(record), std::move(seconds), std::move(snapshot));
+                 rows = std::move(st.probe_rows), snapshot = std::move(snapshot)]() mutable {
+      write_job(out, std::move(record), std::move(seconds), rows, std::move(snapshot));
     });
     // After the hand-over: a strict or absurd stop still leaves this frame on disk.
     check_sanity(state_, initial_volume_, sanity_, control_.strict);
@@ -409,9 +414,9 @@ class FrameLoop {
   }
 
   // On writer_: the frame's files and manifest (a resumed run keeps the
-  // frames already on disk as written), its stats line, its checkpoint.
+  // frames already on disk as written), its stats line, its probe rows, its checkpoint.
   void write_job(const FrameOutput& out, nlohmann::json record, std::map<std::string, double> seconds,
-                 std::optional<checkpoint::Snapshot> snapshot) {
+                 const std::string& probe_rows, std::optional<checkpoint::Snapshot> snapshot) {
     const auto start = Clock::now();
     if (!resumed_ || control_.rewrite_existing || !frame_verified(out, dir_, manifest_)) {
       for (const auto& [name, digest] : write_frame(out, dir_)) manifest_[name] = digest;
@@ -421,8 +426,13 @@ class FrameLoop {
     // The whole file is rewritten each frame: a reader never sees a partial line.
     progress_.stats += stats_line(std::move(record), seconds) + "\n";
     io::write_text_atomically(dir_ / "stats.jsonl", progress_.stats);
+    if (!progress_.probes.empty()) {
+      progress_.probes += probe_rows;
+      io::write_text_atomically(dir_ / PROBES_FILE, progress_.probes);
+    }
     if (snapshot) {
       snapshot->stats = progress_.stats;
+      snapshot->probes = progress_.probes;
       checkpoint::write(dir_, *snapshot, state_.scene.output.checkpoint_keep);
     }
   }

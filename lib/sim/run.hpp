@@ -6,6 +6,9 @@
 //   liquid.NNNN.vdb       liquid level set (scenes with liquid, output.liquid)
 //   <solid>.NNNN.obj      each solid's deformed boundary surface (output.solids)
 //   stats.jsonl           one JSON object per frame (see stats.hpp)
+//   probes.csv            scenes with probes: one row per substep (see probes.hpp),
+//                         rewritten whole after each frame like stats.jsonl; a
+//                         resumed run continues it from the checkpoint's rows
 //   checkpoint.NNNN.bin   the state after frame NNNN (lib/checkpoint), every
 //                         output.checkpoint_every frames and at the last frame,
 //                         the newest output.checkpoint_keep kept

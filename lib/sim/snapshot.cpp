@@ -39,6 +39,8 @@
 //                          when empty
 //                   spd_workspace: not stored; the coupled solve's kept
 //                          set-up gives the results of a fresh one bit for bit
+//                   probes, obstacle_surfaces: built by build_state from the
+//                          scene (probe sites, obstacle cut cells: static)
 //   solid::Body     x, v: stored. R: recomputed from x (update_rotations).
 //                   name: stored and checked. Everything else (mesh, material,
 //                   mass, pinned, dofs, rest_volume, Dm_inv, K0, K0q, layouts) is
@@ -59,7 +61,13 @@
 //   sim::FrameStats frame, time, substeps, cfl_exceeded, solver (every member
 //                   of linsolve::Report), solves, seconds, partitioned (every
 //                   member of coupling::PartitionedReport, when present):
-//                   stored (mid-frame checkpoints).
+//                   stored (mid-frame checkpoints). probe_rows, loads (the
+//                   load sums and their seconds): stored in the optional
+//                   section MEAS, with RunProgress::probes (the probes.csv
+//                   text), only when there is something to store, so other
+//                   scenes' checkpoints are unchanged and older ones still read
+//                   (no FORMAT_VERSION bump: a reader skips sections it does
+//                   not know).
 //   scene::Coupling::Partitioned: in the scene (fingerprinted), not stored.
 
 namespace fsicut::sim {
@@ -70,6 +78,22 @@ using checkpoint::throw_mismatch;
 namespace {
 
 // ---------------------------------------------------------------- to the snapshot
+
+std::vector<double> load_values(const std::vector<Load>& loads) {
+  std::vector<double> v;
+  for (const Load& l : loads)
+    for (const Vec3& x : {l.force, l.torque}) v.insert(v.end(), x.data(), x.data() + 3);
+  return v;
+}
+
+std::vector<Load> loads_of(const std::vector<double>& v) {
+  std::vector<Load> loads(v.size() / 6);
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    loads[i].force = Vec3(v[6 * i], v[6 * i + 1], v[6 * i + 2]);
+    loads[i].torque = Vec3(v[6 * i + 3], v[6 * i + 4], v[6 * i + 5]);
+  }
+  return loads;
+}
 
 checkpoint::FrameRecord frame_record(const FrameStats& s) {
   checkpoint::FrameRecord r;
@@ -86,6 +110,10 @@ checkpoint::FrameRecord frame_record(const FrameStats& s) {
     r.partitioned = checkpoint::PartitionedRecord{p.converged,     p.iterations,    p.interface_residual,
                                                   p.fluid_seconds, p.solid_seconds, p.interface_seconds};
   }
+  r.probe_rows = s.probe_rows;
+  r.load_seconds = s.loads.seconds;
+  r.solid_loads = load_values(s.loads.solids);
+  r.obstacle_loads = load_values(s.loads.obstacles);
   return r;
 }
 
@@ -143,6 +171,10 @@ FrameStats frame_stats(const checkpoint::FrameRecord& r) {
     s.partitioned = coupling::PartitionedReport{p.converged,     p.iterations,    p.interface_residual,
                                                 p.fluid_seconds, p.solid_seconds, p.interface_seconds};
   }
+  s.probe_rows = r.probe_rows;
+  s.loads.seconds = r.load_seconds;
+  s.loads.solids = loads_of(r.solid_loads);
+  s.loads.obstacles = loads_of(r.obstacle_loads);
   return s;
 }
 
@@ -268,6 +300,7 @@ checkpoint::Snapshot to_snapshot(const SimState& state, const RunProgress& progr
   s.mid_frame = progress.mid_frame;
   s.partial = frame_record(progress.partial);
   s.stats = progress.stats;
+  s.probes = progress.probes;
   for (const solid::Body& b : state.solids) s.solids.push_back({b.name, b.x, b.v});
   for (std::size_t b = 0; b < state.solids.size(); ++b)
     if (is_reduced(state, b)) s.reduced.push_back(reduced_record(state.solids[b].name, state.reduced[b]->state));
@@ -282,6 +315,7 @@ void restore_snapshot(const checkpoint::Snapshot& snapshot, const std::string& f
   progress.mid_frame = snapshot.mid_frame;
   progress.partial = frame_stats(snapshot.partial);
   progress.stats = snapshot.stats;
+  progress.probes = snapshot.probes;
   restore_solids(snapshot, file, state);
   restore_reduced(snapshot, file, state);
   restore_liquid(snapshot, file, state);

@@ -10,7 +10,8 @@
 // particles, face velocities, the last pressure, which warm-starts the next
 // solve, the liquid, obstacle and solid distance fields, the face open
 // fractions and valid-face flags); the moving solids' surfaces as the last
-// stage 4 saw them; the stats.jsonl text; the fsicut version and the scene
+// stage 4 saw them; the stats.jsonl and probes.csv texts (and a partial
+// frame's load sums and probe rows); the fsicut version and the scene
 // fingerprint (scene/fingerprint.hpp). Everything else is rebuilt from the
 // scene by build_state or recomputed (snapshot.cpp lists every member). There
 // is no random-generator state: particle seeding is a hash of the seed and the
@@ -31,6 +32,7 @@ namespace fsicut::sim {
 // The frame loop's own state beside SimState.
 struct RunProgress {
   std::string stats;        // stats.jsonl text so far (complete lines)
+  std::string probes;       // probes.csv text so far (header and complete rows; empty: no probes)
   bool mid_frame = false;   // true: state.time lies inside frame state.frame + 1
   FrameStats partial;       // mid_frame: that frame's statistics so far
 };

@@ -80,6 +80,7 @@ SimState build_state(const scene::Scene& scene) {
     state.solids.push_back(std::move(body));
   }
   check_reduced_scheme(state);
+  state.probes = probe_sites(scene.probes, state.solids, scene.file);
   // obj obstacles are read and checked even without liquid, so --validate reports a bad mesh.
   std::vector<levelset::StaticSolid> obj_obstacles =
       obj_obstacle_solids(scene.obstacles, scene.file, OBSTACLE_BAND_CELLS * scene.grid.cell_size);
@@ -91,6 +92,7 @@ SimState build_state(const scene::Scene& scene) {
   state.liquid = make_liquid(scene, static_solid(scene.obstacles, std::move(obj_obstacles)),
                              obj_region_tests(scene.fluid.regions, scene.file));
   state.surfaces = make_surfaces(state.solids, obstacle_surfaces(scene.obstacles, scene.file));
+  state.obstacle_surfaces = obstacle_load_surfaces(scene.obstacles, state.liquid->grid);
   if (!state.surfaces.meshes.empty()) {
     // The liquid was seeded around the static obstacles only: drop the particles
     // inside the deformable solids, then start from the combined distance fields.

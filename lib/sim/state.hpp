@@ -11,6 +11,8 @@
 
 #include "lib/coupling/coupled_projection.hpp"
 #include "lib/fluid/liquid.hpp"
+#include "lib/sim/loads.hpp"
+#include "lib/sim/probes.hpp"
 #include "lib/sim/solid_fields.hpp"
 #include "lib/scene/scene.hpp"
 #include "lib/solid/body.hpp"
@@ -26,6 +28,8 @@ struct SimState {
   std::vector<std::optional<solid::ReducedBody>> reduced;
   std::optional<fluid::Liquid> liquid;  // present when the scene has fluid regions
   SolidSurfaces surfaces;             // the solids' moving surfaces (with liquid; derived from x)
+  std::vector<ProbeSite> probes;      // the scene's probes, ready to sample (sim/probes.hpp)
+  std::vector<ObstacleSurface> obstacle_surfaces;  // with liquid: one per obstacle, for its load (sim/loads.hpp)
   Real time = 0;                      // simulated time [s]
   int frame = 0;                      // last completed frame (0 = initial state)
   // The coupled spd solve's set-up kept between substeps (results do not

@@ -44,6 +44,7 @@ json frame_record(const SimState& state, const FrameStats& s) {
     j["solver"]["solid_seconds"] = p.solid_seconds;
     j["solver"]["interface_seconds"] = p.interface_seconds;
   }
+  const FluidLoads loads = s.loads.mean(state.solids.size(), state.scene.obstacles.size());
   j["solids"] = json::array();
   for (std::size_t k = 0; k < state.solids.size(); ++k) {
     const solid::Body& b = state.solids[k];
@@ -57,7 +58,9 @@ json frame_record(const SimState& state, const FrameStats& s) {
                   {"linear_momentum", vec(st.linear_momentum)},
                   {"angular_momentum", vec(st.angular_momentum)},
                   {"max_strain", st.max_strain},
-                  {"inverted_elements", inverted_elements(b)}};
+                  {"inverted_elements", inverted_elements(b)},
+                  {"fluid_force", vec(loads.solids[k].force)},
+                  {"fluid_torque", vec(loads.solids[k].torque)}};
     if (is_reduced(state, k)) {
       const solid::ReducedBody& r = *state.reduced[k];
       solid["modes"] = r.basis.modes();
@@ -65,6 +68,11 @@ json frame_record(const SimState& state, const FrameStats& s) {
     }
     j["solids"].push_back(solid);
   }
+  j["obstacles"] = json::array();
+  for (std::size_t k = 0; k < loads.obstacles.size(); ++k)
+    j["obstacles"].push_back({{"index", k},
+                              {"fluid_force", vec(loads.obstacles[k].force)},
+                              {"fluid_torque", vec(loads.obstacles[k].torque)}});
   return j;
 }
 

@@ -24,6 +24,8 @@ struct FrameStats {
   // every substep's seconds per side summed.
   std::optional<coupling::PartitionedReport> partitioned;
   std::map<std::string, double> seconds;  // wall time per Algorithm 1 stage, plus "output" [s]
+  LoadTally loads;                        // the liquid's loads, summed over the substeps (sim/loads.hpp)
+  std::string probe_rows;                 // probes.csv rows of the substeps (sim/probes.hpp)
 };
 
 // One stats.jsonl line (no trailing newline) with the contract keys of
@@ -32,7 +34,9 @@ struct FrameStats {
 // met_tolerance, round_off_floor, tolerance, solves}, solids [{name, centroid, volume, mean_velocity, kinetic_energy,
 // elastic_energy, linear_momentum [kg m/s], angular_momentum [kg m^2/s] (about the solid's centre of mass),
 // max_strain, inverted_elements; a reduced body also modes (r) and modal_energy [J]
-// (solid::modal_energy)}], seconds {stage: s}, plus cfl_exceeded;
+// (solid::modal_energy), fluid_force [N], fluid_torque [N m] (about the centre of mass)}],
+// obstacles [{index, fluid_force [N], fluid_torque [N m] (about the shape's centre)}] (sim/loads.hpp:
+// means over the frame's substeps; zeros for frame 0), seconds {stage: s}, plus cfl_exceeded;
 // with the partitioned schemes solver also holds coupling_iterations (the
 // substep with most), interface_residual [m/s] (of that substep),
 // interface_converged, and fluid_seconds, solid_seconds, interface_seconds

@@ -146,12 +146,13 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
   {
     ScopedStage t(times, STAGE_PROJECTION);
     if (coupled) {
-      record(report, project_coupled(state, dt, observe, &report.partitioned), scene,
+      record(report, project_coupled(state, dt, observe, &report.partitioned, &report.loads.solids), scene,
              std::string("coupled pressure projection (") + scene::to_string(scene.coupling.scheme) + ")");
     } else {
       if (state.liquid) record(report, fluid::project(*state.liquid, dt), scene, "liquid pressure projection");
       advance_solids_alone(state, dt, report);
     }
+    if (!state.obstacle_surfaces.empty()) report.loads.obstacles = obstacle_loads(state);
   }
   // 5b. Particle density correction (Kugelstadt et al. 2019, not in the paper): particles
   //     that packed move apart; stage 6 keeps them out of solids (fluid/density_correction.hpp).

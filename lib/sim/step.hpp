@@ -23,6 +23,7 @@ struct StepReport {
   linsolve::Report worst_solve;  // the worst linear solve of the substep (none: solve_count = 0)
   int solve_count = 0;           // how many linear solves it ran
   std::optional<coupling::PartitionedReport> partitioned;  // schemes partitioned and xpm
+  FluidLoads loads;  // the liquid's load on each solid (coupled) and each obstacle (with liquid), sim/loads.hpp
 };
 
 // Advances `state` by dt [s], adding each stage's wall time to `times`.

@@ -70,6 +70,10 @@ sim::RunProgress some_progress() {
   p.partial.solver = {true, false, 17, 3.5e-11, 1e-13, 1234};
   p.partial.seconds = {{"advection", 0.25}, {"projection", 1.5}};
   p.partial.partitioned = coupling::PartitionedReport{true, 7, 2.5e-4, 0.5, 0.125, 0.0625};
+  p.probes = "time,wall\n0.01,12.5\n";
+  p.partial.probe_rows = "0.04,980.25\n0.045,990.5\n";
+  p.partial.loads.seconds = 0.015;
+  p.partial.loads.obstacles = {{Vec3(1, 2, 3), Vec3(-4, 5, 0.25)}};
   return p;
 }
 
@@ -119,6 +123,13 @@ TEST_CASE("a liquid state survives the round trip bit for bit and the next step 
   CHECK(p.partial.partitioned->iterations == 7);
   CHECK(p.partial.partitioned->interface_residual == 2.5e-4);
   CHECK(p.partial.partitioned->interface_seconds == 0.0625);
+  CHECK(p.probes == some_progress().probes);
+  CHECK(p.partial.probe_rows == some_progress().partial.probe_rows);
+  CHECK(p.partial.loads.seconds == 0.015);
+  REQUIRE(p.partial.loads.obstacles.size() == 1);
+  CHECK(p.partial.loads.obstacles[0].force == Vec3(1, 2, 3));
+  CHECK(p.partial.loads.obstacles[0].torque == Vec3(-4, 5, 0.25));
+  CHECK(p.partial.loads.solids.empty());
   // Encoding the restored state gives the same bytes.
   CHECK(encode(b, p) == bytes);
 
@@ -204,8 +215,8 @@ TEST_CASE("the checkpointed structs have the members snapshot.cpp lists") {
 #if defined(__x86_64__) && defined(__GLIBCXX__)
   CHECK_MESSAGE(sizeof(fluid::Liquid) == 1296, "fluid::Liquid changed: update lib/sim/snapshot.cpp");
   CHECK_MESSAGE(sizeof(solid::Body) == 472, "solid::Body changed: update lib/sim/snapshot.cpp");
-  CHECK_MESSAGE(sizeof(sim::SimState) == 2016, "sim::SimState changed: update lib/sim/snapshot.cpp");
-  CHECK_MESSAGE(sizeof(sim::FrameStats) == 192, "sim::FrameStats changed: update lib/sim/snapshot.cpp");
+  CHECK_MESSAGE(sizeof(sim::SimState) == 2100, "sim::SimState changed: update lib/sim/snapshot.cpp");
+  CHECK_MESSAGE(sizeof(sim::FrameStats) == 280, "sim::FrameStats changed: update lib/sim/snapshot.cpp");
 #else
   MESSAGE("struct sizes are only recorded for x86-64 with libstdc++");
 #endif

@@ -1,0 +1,121 @@
+#include "lib/sim/loads.hpp"
+
+#include "lib/cutcell/active_cells.hpp"
+#include "lib/mesh/box.hpp"
+#include "lib/mesh/obj.hpp"
+#include "lib/mesh/primitives.hpp"
+#include "lib/sim/coupling_matrix.hpp"
+#include "lib/sim/state.hpp"
+
+namespace fsicut::sim {
+namespace {
+
+void accumulate(std::vector<Load>& sums, const std::vector<Load>& loads, Real dt) {
+  if (sums.size() < loads.size()) sums.resize(loads.size());
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    sums[i].force += dt * loads[i].force;
+    sums[i].torque += dt * loads[i].torque;
+  }
+}
+
+std::vector<Load> averaged(const std::vector<Load>& sums, Real seconds, std::size_t count) {
+  std::vector<Load> out(count);
+  if (!(seconds > 0)) return out;
+  for (std::size_t i = 0; i < std::min(count, sums.size()); ++i) {
+    out[i].force = sums[i].force / seconds;
+    out[i].torque = sums[i].torque / seconds;
+  }
+  return out;
+}
+
+mesh::SurfaceMesh shape_surface(const scene::Shape& s, Vec3& centre) {
+  mesh::SurfaceMesh m;
+  switch (s.type) {
+    case scene::Shape::Type::box: {
+      const mesh::TetMesh box = mesh::box_mesh(s.min, s.max, Vec3i::Ones());
+      m.vertices = box.rest;
+      m.triangles = box.boundary;
+      centre = 0.5 * (s.min + s.max);
+      break;
+    }
+    case scene::Shape::Type::sphere:
+      m = mesh::icosphere(s.center, s.radius, SPHERE_OBSTACLE_SUBDIVISIONS);
+      centre = s.center;
+      break;
+    case scene::Shape::Type::obj:
+      m = mesh::read_obj(s.path);
+      centre = m.vertices.rowwise().mean();
+      break;
+  }
+  // An inside-out obstacle is solid outside its shape: its surface faces inward.
+  if (s.inside_out)
+    for (mesh::Triangle& t : m.triangles) std::swap(t[1], t[2]);
+  return m;
+}
+
+}  // namespace
+
+void LoadTally::add(const FluidLoads& loads, Real dt) {
+  seconds += dt;
+  accumulate(solids, loads.solids, dt);
+  accumulate(obstacles, loads.obstacles, dt);
+}
+
+FluidLoads LoadTally::mean(std::size_t solid_count, std::size_t obstacle_count) const {
+  return {averaged(solids, seconds, solid_count), averaged(obstacles, seconds, obstacle_count)};
+}
+
+Vec3 centre_of_mass(const solid::Body& body) {
+  const Real mass = body.mass.sum();
+  if (!(mass > 0)) return body.x.rowwise().mean();
+  return body.x * body.mass / mass;
+}
+
+std::vector<Load> solid_loads(const linsolve::Vector& rows, std::size_t bodies) {
+  std::vector<Load> out(bodies);
+  if (rows.size() != static_cast<Index>(6 * bodies)) return out;
+  for (std::size_t b = 0; b < bodies; ++b) {
+    out[b].force = rows.segment<3>(static_cast<Index>(6 * b));
+    out[b].torque = rows.segment<3>(static_cast<Index>(6 * b + 3));
+  }
+  return out;
+}
+
+std::vector<ObstacleSurface> obstacle_load_surfaces(const std::vector<scene::Shape>& obstacles,
+                                                    const grid::MacGrid& grid) {
+  std::vector<ObstacleSurface> out;
+  for (const scene::Shape& s : obstacles) {
+    ObstacleSurface o;
+    o.surface = shape_surface(s, o.centre);
+    o.patches = cutcell::clip_surface(grid, o.surface.vertices, o.surface.triangles);
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+std::vector<Load> obstacle_loads(const SimState& state) {
+  std::vector<Load> out(state.obstacle_surfaces.size());
+  if (!state.liquid || out.empty()) return out;
+  const fluid::Liquid& liquid = *state.liquid;
+  const cutcell::ActiveCells active = cutcell::find_active_cells(liquid.grid, liquid.liquid_phi, liquid.fractions);
+  if (active.count() == 0) return out;
+  for (std::size_t o = 0; o < out.size(); ++o) {
+    const ObstacleSurface& s = state.obstacle_surfaces[o];
+    for (const cutcell::SurfacePatch& q : s.patches) {
+      const mesh::Triangle& t = s.surface.triangles[static_cast<std::size_t>(q.triangle)];
+      const Vec3 centroid = q.barycentric[0] * s.surface.vertices.col(t[0]) +
+                            q.barycentric[1] * s.surface.vertices.col(t[1]) +
+                            q.barycentric[2] * s.surface.vertices.col(t[2]);
+      const PressureStencil stencil = patch_pressure_stencil(state, active, q.cell, centroid, q.normal);
+      Real p = 0;
+      for (int n = 0; n < stencil.size; ++n)
+        p += stencil.weight[n] * liquid.pressure[active.cells[static_cast<std::size_t>(stencil.row[n])]];
+      const Vec3 f = p * q.area * q.normal;
+      out[o].force += f;
+      out[o].torque += (centroid - s.centre).cross(f);
+    }
+  }
+  return out;
+}
+
+}  // namespace fsicut::sim
