@@ -32,6 +32,7 @@
 #include "lib/sim/cost.hpp"
 #include "lib/sim/frame_output.hpp"
 #include "lib/sim/probes.hpp"
+#include "lib/sim/sanity.hpp"
 #include "lib/sim/stats.hpp"
 #include "lib/sim/step.hpp"
 
@@ -44,11 +45,6 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* STAGE_OUTPUT = "output";
 constexpr const char* OUTPUT_WAIT = "output_wait";
 constexpr const char* OTHER = "other";
-// Relative change of liquid_volume from frame 0 past which the run warns. The
-// method does not conserve volume exactly (particles cluster, splashes thin
-// out below a cell): a few % over a dam break is normal; 10 % means the
-// liquid is being lost or created (e.g. squeezed through an inverted solid).
-constexpr Real LIQUID_VOLUME_DRIFT_WARNING = 0.1;
 // A frame is done when less than this fraction of a frame remains (as in
 // advance_to): a stop request after its last substep waits for its outputs.
 constexpr Real FRAME_END_SLACK = 1e-12;
@@ -189,56 +185,6 @@ void remove_stale_temporaries(const fs::path& dir) {
   }
 }
 
-// What the sanity checks have already warned about in this run: each warns
-// once, at the first frame it applies to (stats.jsonl has the numbers).
-struct SanityWarnings {
-  std::vector<bool> inverted;  // per solid
-  bool volume_drift = false;
-  std::vector<std::string> absurd;  // kinds of absurdity warned about (on_absurd "warn")
-};
-
-// Absurd results (absurd.hpp) stop the run after this frame, or with the
-// scene's on_absurd "warn" each kind is a warning once.
-void check_absurd(const SimState& state, const LiquidVolumes& volumes, SanityWarnings& warned) {
-  for (const Absurdity& a : find_absurdities(state, volumes)) {
-    if (state.scene.on_absurd == scene::Scene::OnAbsurd::stop)
-      throw SimulationError("absurd result at " + a.message + "; stopped after writing frame " +
-                            std::to_string(state.frame) + " (the scene key \"on_absurd\": \"warn\" lets a run go on)");
-    if (std::find(warned.absurd.begin(), warned.absurd.end(), a.kind) != warned.absurd.end()) continue;
-    log::warn("absurd result at " + a.message + " (on_absurd: warn, the run goes on)");
-    warned.absurd.push_back(a.kind);
-  }
-}
-
-// At each frame's end (`initial`: frame 0's liquid volume [m^3]): warns about inverted tetrahedra (naming the solid
-// and the frame) and about liquid volume drift beyond
-// LIQUID_VOLUME_DRIFT_WARNING; with `strict`, inverted tetrahedra are a
-// SimulationError (exit 70) instead.
-void check_sanity(const SimState& state, std::optional<Real> initial, SanityWarnings& warned, bool strict) {
-  warned.inverted.resize(state.solids.size(), false);
-  for (std::size_t i = 0; i < state.solids.size(); ++i) {
-    const Index inverted = inverted_elements(state.solids[i]);
-    if (inverted == 0) continue;
-    const std::string message = "frame " + std::to_string(state.frame) + ": solid \"" + state.solids[i].name +
-                                "\" has " + std::to_string(inverted) +
-                                " inverted tetrahedra (det F <= 0): its motion is no longer physical (too soft, "
-                                "too fast, or time/cfl too large)";
-    if (strict) throw SimulationError(message + "; stopped by --strict (or the scene key \"strict\")");
-    if (!warned.inverted[i]) log::warn(message + "; stats.jsonl counts them as inverted_elements");
-    warned.inverted[i] = true;
-  }
-  if (!state.liquid || warned.volume_drift) return;
-  const Real now = fluid::liquid_volume(*state.liquid);
-  if (initial && *initial > 0 && std::abs(now - *initial) > LIQUID_VOLUME_DRIFT_WARNING * *initial) {
-    char message[256];
-    std::snprintf(message, sizeof message,
-                  "frame %d: the liquid volume is %.4g m^3, %+.1f %% from frame 0's %.4g m^3 (more than %.0f %%)",
-                  state.frame, now, 100 * (now - *initial) / *initial, *initial, 100 * LIQUID_VOLUME_DRIFT_WARNING);
-    log::warn(message);
-    warned.volume_drift = true;
-  }
-}
-
 FrameStats empty_stats(const SimState& state) {
   FrameStats st;
   st.frame = state.frame;
@@ -347,7 +293,7 @@ class FrameLoop {
       FrameStats partial = tally;
       for (const auto& [stage, seconds] : times.seconds()) partial.seconds[stage] = seconds;
       const bool inside = tally.substeps > 0;
-      rollback_ = to_snapshot(state_, RunProgress{{}, inside, inside ? partial : FrameStats{}});
+      rollback_ = to_snapshot(state_, RunProgress{{}, {}, inside, inside ? partial : FrameStats{}});
       cancel_.emplace(control_.stop);
     };
     hooks.after_substep = [&](const SimState&, const StepReport&) {
@@ -462,6 +408,7 @@ class FrameLoop {
     writer_.wait();
     report_written();
     rollback_->stats = progress_.stats;
+    rollback_->probes = progress_.probes;
     return checkpoint::write(dir_, *rollback_, state_.scene.output.checkpoint_keep);
   }
 

@@ -1,0 +1,50 @@
+#include "lib/sim/sanity.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "lib/core/error.hpp"
+#include "lib/core/log.hpp"
+#include "lib/fluid/liquid.hpp"
+#include "lib/sim/stats.hpp"
+
+namespace fsicut::sim {
+
+void check_absurd(const SimState& state, const LiquidVolumes& volumes, SanityWarnings& warned) {
+  for (const Absurdity& a : find_absurdities(state, volumes)) {
+    if (state.scene.on_absurd == scene::Scene::OnAbsurd::stop)
+      throw SimulationError("absurd result at " + a.message + "; stopped after writing frame " +
+                            std::to_string(state.frame) + " (the scene key \"on_absurd\": \"warn\" lets a run go on)");
+    if (std::find(warned.absurd.begin(), warned.absurd.end(), a.kind) != warned.absurd.end()) continue;
+    log::warn("absurd result at " + a.message + " (on_absurd: warn, the run goes on)");
+    warned.absurd.push_back(a.kind);
+  }
+}
+
+void check_sanity(const SimState& state, std::optional<Real> initial, SanityWarnings& warned, bool strict) {
+  warned.inverted.resize(state.solids.size(), false);
+  for (std::size_t i = 0; i < state.solids.size(); ++i) {
+    const Index inverted = inverted_elements(state.solids[i]);
+    if (inverted == 0) continue;
+    const std::string message = "frame " + std::to_string(state.frame) + ": solid \"" + state.solids[i].name +
+                                "\" has " + std::to_string(inverted) +
+                                " inverted tetrahedra (det F <= 0): its motion is no longer physical (too soft, "
+                                "too fast, or time/cfl too large)";
+    if (strict) throw SimulationError(message + "; stopped by --strict (or the scene key \"strict\")");
+    if (!warned.inverted[i]) log::warn(message + "; stats.jsonl counts them as inverted_elements");
+    warned.inverted[i] = true;
+  }
+  if (!state.liquid || warned.volume_drift) return;
+  const Real now = fluid::liquid_volume(*state.liquid);
+  if (initial && *initial > 0 && std::abs(now - *initial) > LIQUID_VOLUME_DRIFT_WARNING * *initial) {
+    char message[256];
+    std::snprintf(message, sizeof message,
+                  "frame %d: the liquid volume is %.4g m^3, %+.1f %% from frame 0's %.4g m^3 (more than %.0f %%)",
+                  state.frame, now, 100 * (now - *initial) / *initial, *initial, 100 * LIQUID_VOLUME_DRIFT_WARNING);
+    log::warn(message);
+    warned.volume_drift = true;
+  }
+}
+
+}  // namespace fsicut::sim
