@@ -124,9 +124,14 @@ DensityCorrectionReport correct_density(Liquid& l) {
   grid::MacVelocity& d = l.scratch;
   for (int a = 0; a < 3; ++a) d[a].fill(0);
   // dt = density = 1: the matrix is the cut-cell Laplacian, the face update d = -grad q.
-  PressureSystem system = assemble_pressure(l.grid, l.liquid_phi, l.fractions, d, 1, 1);
-  parallel_for(0, system.active.count(),
-               [&](Index r) { system.rhs[r] = target[system.active.cells[static_cast<std::size_t>(r)]]; });
+  // Cells a thin solid splits (cutcell/split_cells.hpp) keep their regions
+  // apart and are left as they are (target 0): their particle count mixes
+  // both sides of the wall.
+  PressureSystem system = assemble_pressure(l.grid, l.liquid_phi, l.fractions, d, 1, 1, l.split);
+  parallel_for(0, system.active.count(), [&](Index r) {
+    const Index cell = system.active.cells[static_cast<std::size_t>(r)];
+    system.rhs[r] = l.split.count(cell) >= 2 ? 0 : target[cell];
+  });
   if (!(system.rhs.cwiseAbs().maxCoeff() > 0)) return report;  // the qualifying cells have no open face
   ProjectionSettings settings;
   settings.tolerance = DENSITY_SOLVE_TOLERANCE;
@@ -134,9 +139,10 @@ DensityCorrectionReport correct_density(Liquid& l) {
   settings.allow_unconverged = true;
   settings.preconditioner = l.projection.preconditioner;
   grid::Array3<Real> q(l.grid.cell_shape(), 0);
-  report.solve = solve_pressure(system, settings, q);
+  std::vector<Real> regions;
+  report.solve = solve_pressure(system, settings, q, &regions);
   FaceFlags set;
-  apply_pressure(l.grid, system.active, l.liquid_phi, l.fractions, q, 1, 1, d, set);
+  apply_pressure(l.grid, system.active, l.liquid_phi, l.fractions, q, 1, 1, d, set, l.split, regions);
   shift_particles(l, d, report);
   return report;
 }

@@ -66,7 +66,13 @@ void update_solid_fields(SimState& state) {
   }
   grid::Array3<char> thin_cells;
   cutcell::close_thin_solid_faces(grid, liquid.solid_phi, surfaces.meshes, liquid.fractions, thin_cells);
-  liquid.split = cutcell::split_cells(grid, liquid.solid_phi, surfaces.meshes, thin_cells, liquid.fractions);
+  // Split cells for static obstacles only: with moving bodies the split
+  // system lost more of the gate scene's water than closing the faces (-2.9 %
+  // against -2.3 % in 1 s) and made the pressure block of (33) unfactorizable
+  // around a body folding through itself; both are open work.
+  liquid.split = state.solids.empty()
+                     ? cutcell::split_cells(grid, liquid.solid_phi, surfaces.meshes, thin_cells, liquid.fractions)
+                     : cutcell::SplitCells{};
   liquid.reach = cutcell::neighbour_reach(grid, liquid.solid_phi, surfaces.meshes, thin_cells, liquid.particles);
   surfaces.fixed = state.solids.empty();
 }

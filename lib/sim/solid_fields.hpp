@@ -3,7 +3,8 @@
 // each substep's stage 4 moves every body's triangle surface to its nodes,
 // samples its signed distance at the grid nodes, unites it with the static
 // obstacles into the liquid's solid SDF and face fractions (closed across
-// solids thinner than a cell), and clips the surfaces against the cells into
+// solids thinner than a cell; with static obstacles alone, cells such a solid
+// divides are split instead, cutcell/split_cells.hpp), and clips the surfaces against the cells into
 // the patches Q of (10). Stage 6 reads the solids' surface velocity from them.
 #include <vector>
 
