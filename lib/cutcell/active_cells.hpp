@@ -32,7 +32,7 @@ struct ActiveCells {
   int whole = 0;              // unknowns [0, whole) are the rows; [whole, #unknowns) further regions
   // Active split cells: the unknown of each region, -1 where it is inactive.
   std::unordered_map<Index, std::vector<int>> regions;
-  // Every split cell: the liquid SDF [m] of each region (see find_active_cells).
+  // Every examined cell (SplitCells::regions): the liquid SDF [m] of each region (see find_active_cells).
   std::unordered_map<Index, std::vector<Real>> region_phi;
   int count() const { return static_cast<int>(cells.size()); }
   // The liquid SDF [m] of region `region` of cell `cell`: its own, or the cell's.
