@@ -8,6 +8,19 @@
 namespace fsicut::cutcell {
 namespace {
 
+// x reflected in the domain's walls it lies beyond: the solids read as
+// continued through the walls (levelset::extend_through_domain_walls), so a
+// look one cell further on from a boundary cell sees the solid's face there,
+// not a face of it lying in the wall.
+Vec3 mirrored_into_domain(const grid::MacGrid& grid, Vec3 x) {
+  const Vec3 lo = grid.origin, hi = grid.max();
+  for (int a = 0; a < 3; ++a) {
+    if (x[a] < lo[a]) x[a] = 2 * lo[a] - x[a];
+    if (x[a] > hi[a]) x[a] = 2 * hi[a] - x[a];
+  }
+  return x;
+}
+
 // Whether the segment from xa (in cell a) to the centre of cell b crosses the
 // surfaces in a way the node field does not account for (see the header).
 bool hidden_crossing(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
@@ -40,7 +53,7 @@ bool hidden_crossing(const grid::MacGrid& grid, const grid::Array3<Real>& solid_
   const Vec3i& inside = entering ? b : a;
   if (levelset::solid_phi_at_cell(solid_phi, inside.x(), inside.y(), inside.z()) < 0) return false;
   const Vec3 from = entering ? xb : xa;
-  const Vec3 beyond = from + (entering ? Vec3(xb - xa) : Vec3(xa - xb));
+  const Vec3 beyond = mirrored_into_domain(grid, from + (entering ? Vec3(xb - xa) : Vec3(xa - xb)));
   for (const levelset::MeshDistance& s : surfaces) {
     const levelset::SegmentHits h = s.segment_hits(from, beyond);
     if (h.count > 0 && s.face_normal(h.triangle).dot(first) < WALL_NORMALS) return true;

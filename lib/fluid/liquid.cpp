@@ -85,6 +85,7 @@ void apply_gravity(Liquid& l, Real dt) { fluid::apply_gravity(l.velocity, l.grav
 void refresh_solid(Liquid& l) {
   l.static_phi = levelset::sample_solid_at_nodes(l.grid, l.solid);
   levelset::resolve_surface_ties(l.grid, l.static_phi);
+  levelset::extend_through_domain_walls(l.static_phi);
   l.solid_phi = l.static_phi;
   cutcell::compute_face_fractions(l.grid, l.solid_phi, l.fractions);
 }
@@ -118,15 +119,6 @@ Real max_speed(const Liquid& l) {
 
 Real liquid_volume(const Liquid& l) {
   return levelset::liquid_volume_from_particles(l.grid, l.particles, l.particle_volume, l.solid_phi, l.reach);
-}
-
-Index remove_particles(Liquid& l, const Region& inside) {
-  Index kept = 0;
-  for (Index p = 0; p < l.particles.cols(); ++p)
-    if (!inside(l.particles.col(p))) l.particles.col(kept++) = l.particles.col(p);
-  const Index removed = l.particles.cols() - kept;
-  l.particles.conservativeResize(3, kept);
-  return removed;
 }
 
 Vec3 particle_centroid(const Liquid& l) {

@@ -103,10 +103,6 @@ linsolve::Report project(Liquid& liquid, Real dt);
 // constraint then keeps the fluid's normal velocity equal to the solid's there.
 void extrapolate_and_constrain(Liquid& liquid, const SolidVelocity& solid_velocity = {});
 
-// Removes the particles for which `inside` is true (e.g. inside a deformable
-// solid at seeding time); returns how many were removed. Call initialize() after.
-Index remove_particles(Liquid& liquid, const Region& inside);
-
 // An upper bound of the fluid speed [m/s]: the norm of the per-axis maximum
 // |face velocity| over all faces (extrapolated ones included, so it also bounds
 // the speeds that advection reads).

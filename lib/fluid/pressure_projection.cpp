@@ -51,10 +51,15 @@ std::vector<int> groups_without_air(const cutcell::ActiveCells& active,
 }
 
 
-// Pinned groups from the matrix's graph: every group of unknowns joined by
-// off-diagonal entries without an unknown in `air` gets its first unknown's
-// diagonal raised by `scale` (as groups_without_air, for split cells).
-int pin_closed_groups(linsolve::SparseMatrix& matrix, const std::vector<char>& air, Real scale) {
+// Pinned groups from the unknowns' links (`links[u]`: the unknowns u shares a
+// whole face or a piece with): every group without an unknown in `air` gets
+// its first unknown's diagonal raised by `scale` (as groups_without_air, for
+// split cells). Why links and not the matrix's graph: a split face's shared
+// term also joins regions that share no piece (the lower and upper pieces of
+// one face), and a group held to the rest by such entries alone still has a
+// constant null space of its own.
+int pin_closed_groups(linsolve::SparseMatrix& matrix, const std::vector<std::vector<int>>& links,
+                      const std::vector<char>& air, Real scale) {
   const int n = static_cast<int>(matrix.rows());
   std::vector<int> group(n, -1), stack;
   int pinned = 0;
@@ -67,10 +72,10 @@ int pin_closed_groups(linsolve::SparseMatrix& matrix, const std::vector<char>& a
       const int r = stack.back();
       stack.pop_back();
       has_air = has_air || air[r];
-      for (linsolve::SparseMatrix::InnerIterator it(matrix, r); it; ++it)
-        if (group[it.index()] < 0) {
-          group[it.index()] = seed;
-          stack.push_back(static_cast<int>(it.index()));
+      for (const int next : links[r])
+        if (group[next] < 0) {
+          group[next] = seed;
+          stack.push_back(next);
         }
     }
     if (has_air) continue;
@@ -86,7 +91,8 @@ using Entries = std::vector<std::pair<int, Real>>;
 // its cell, when the face has pieces (see the header).
 void add_split_face(const cutcell::ActiveCells& active, const grid::Array3<Real>& liquid_phi,
                     const std::vector<cutcell::FacePiece>& pieces, Index cell, Index neighbour, int region, int side,
-                    int u, Real scale, Entries& row, Real& diag, Real& flux_fraction, bool& air) {
+                    int u, Real scale, Entries& row, Real& diag, Real& flux_fraction, bool& air,
+                    std::vector<int>& links) {
   Real shared = 0, mine = 0;
   Entries d;
   for (const cutcell::FacePiece& p : pieces) {
@@ -97,7 +103,14 @@ void add_split_face(const cutcell::ActiveCells& active, const grid::Array3<Real>
       shared += p.fraction;
       d.emplace_back(uh, p.fraction);
       d.emplace_back(ut, -p.fraction);
-      if (uh == u) mine += p.fraction;
+      if (uh == u) {
+        mine += p.fraction;
+        const Real own = SPLIT_PIECE_WEIGHT * p.fraction * scale;
+        diag += own;
+        row.emplace_back(ut, -own);
+        flux_fraction += SPLIT_PIECE_WEIGHT * p.fraction;
+        links.push_back(ut);
+      }
     } else if (here == region && uh >= 0) {
       diag += p.fraction * scale / ghost_theta(active.phi(liquid_phi, cell, here), active.phi(liquid_phi, neighbour, there));
       air = true;
@@ -121,6 +134,7 @@ PressureSystem assemble_split(const grid::MacGrid& grid, const grid::Array3<Real
     for (std::size_t r = 0; r < unknowns.size(); ++r)
       if (unknowns[r] >= 0) region[unknowns[r]] = static_cast<int>(r);
   std::vector<Entries> rows(n);
+  std::vector<std::vector<int>> links(n);
   std::vector<char> air(n, 0);
   sys.rhs.resize(n);
   parallel_for(0, n, [&](Index u) {
@@ -141,7 +155,7 @@ PressureSystem assemble_split(const grid::MacGrid& grid, const grid::Array3<Real
       if (const std::vector<cutcell::FacePiece>* pieces = split.pieces(axis, idx)) {
         Real flux_fraction = 0;
         add_split_face(active, liquid_phi, *pieces, cell, neighbour, region[u], side, static_cast<int>(u), scale,
-                       row, diag, flux_fraction, touches_air);
+                       row, diag, flux_fraction, touches_air, links[u]);
         rhs -= side * flux_fraction * velocity[axis][idx] * inv_dx;
         continue;
       }
@@ -150,6 +164,7 @@ PressureSystem assemble_split(const grid::MacGrid& grid, const grid::Array3<Real
       if (rn >= 0) {
         diag += w * scale;
         row.emplace_back(rn, -w * scale);
+        links[u].push_back(rn);
       } else {
         diag += w * scale / ghost_theta(liquid_phi[cell], liquid_phi[neighbour]);
         touches_air = true;
@@ -181,7 +196,7 @@ PressureSystem assemble_split(const grid::MacGrid& grid, const grid::Array3<Real
       sys.matrix.valuePtr()[pos++] = v;
     }
   });
-  sys.pinned_groups = pin_closed_groups(sys.matrix, air, scale);
+  sys.pinned_groups = pin_closed_groups(sys.matrix, links, air, scale);
   return sys;
 }
 

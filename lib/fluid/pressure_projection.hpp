@@ -32,8 +32,19 @@
 // of +a_k at the low regions and -a_k at the high ones, the face adds
 // (dt/(rho dx^2)) d_f d_f^T / A to the matrix: D W^-1 D^T with W = diag(A) (the
 // variational form of Batty, Bertails & Bridson 2007), so the matrix stays
-// symmetric positive semi-definite, definite where every group touches air as
-// above, and a face with one piece gives exactly the term of a whole face.
+// symmetric positive semi-definite, and a face with one piece gives exactly the
+// term of a whole face. Semi-definite only: a face's shared term constrains one
+// combination of its pieces' pressure differences, so regions that meet only
+// through split faces (a body folded through itself leaves such pockets) can
+// have pressure modes no face sees, beyond the constant of a closed group. Each
+// piece with liquid on both sides therefore also adds SPLIT_PIECE_WEIGHT times
+// the term of a whole face of its own fraction; with it the matrix is a graph
+// Laplacian over the regions plus semi-definite terms, definite once every
+// group joined by faces and pieces touches air or is pinned (as above). Its
+// right side counts the piece's u* flux by the same weight, so a pressure that
+// balances every piece (hydrostatic water on both sides of a wall) solves it
+// exactly; elsewhere the piece's own flux, which the shared face velocity does
+// not carry, is that weight times the pieces' velocity differences.
 // Pieces with air on one side take the ghost-fluid term of a whole face (the
 // shared gradient then sums the others only). Why one velocity per face and
 // not one per piece: the velocity field, its advection and extrapolation and
@@ -55,6 +66,12 @@
 #include "lib/linsolve/report.hpp"
 
 namespace fsicut::fluid {
+
+// The weight of each split piece's own term, relative to a whole face of its
+// fraction (see above): small enough that the shared gradient rules wherever
+// it constrains the pressures, large enough for the coarsest multigrid
+// level's Cholesky factor to see the otherwise free modes.
+constexpr Real SPLIT_PIECE_WEIGHT = 1e-6;
 
 // Why: theta -> 0 when the interface passes through an active cell's centre; 1/theta
 // would then blow up the diagonal (ill conditioning, huge surface velocities).

@@ -64,6 +64,26 @@ void resolve_surface_ties(const grid::MacGrid& grid, grid::Array3<Real>& phi) {
   parallel_for(0, static_cast<Index>(d.size()), [&](Index i) { d[i] -= tie; });
 }
 
+void extend_through_domain_walls(grid::Array3<Real>& phi) {
+  const Vec3i size = phi.size();
+  for (int a = 0; a < 3; ++a) {
+    if (size[a] < 3) continue;
+    const int b = (a + 1) % 3, c = (a + 2) % 3;
+    for (int j = 0; j < size[b]; ++j)
+      for (int k = 0; k < size[c]; ++k) {
+        Vec3i lo = Vec3i::Zero(), hi = Vec3i::Zero();
+        lo[b] = hi[b] = j;
+        lo[c] = hi[c] = k;
+        hi[a] = size[a] - 1;
+        Vec3i lo_in = lo, hi_in = hi;
+        lo_in[a] += 1;
+        hi_in[a] -= 1;
+        phi(lo) = phi(lo_in);
+        phi(hi) = phi(hi_in);
+      }
+  }
+}
+
 Vec3 solid_normal(const StaticSolid& solid, const Vec3& x, Real h) {
   Vec3 g;
   for (int a = 0; a < 3; ++a) {

@@ -53,6 +53,17 @@ constexpr Real SURFACE_TIE_CELLS = 1e-6;
 // distance [m] (`phi` of size grid.node_shape()).
 void resolve_surface_ties(const grid::MacGrid& grid, grid::Array3<Real>& phi);
 
+// Gives every node on the domain's boundary the value of its inward neighbour
+// (`phi` of size grid.node_shape(), axis by axis). Why: the domain's walls are
+// solid, and a solid face lying in a wall is no surface the liquid can meet;
+// but a solid flush with a wall has distance 0 at every boundary node under
+// it, which moved its surface by up to a cell along the wall (a box wall
+// 0.17..0.245 read 0.175 in the boundary layer of cells) and set still water
+// beside it moving at cm/s. The copy is the solid continued straight through
+// the wall, as if it extended past the domain, which is exact for surfaces
+// that meet the wall at right angles.
+void extend_through_domain_walls(grid::Array3<Real>& phi);
+
 // The value and the outward unit normal (normalized central-difference gradient
 // with step h [m]) of `solid` at x. The normal is zero where the gradient vanishes.
 Vec3 solid_normal(const StaticSolid& solid, const Vec3& x, Real h);

@@ -91,7 +91,7 @@ coupling::PartitionedSettings partitioned_settings(const scene::Scene& scene, Re
 }
 
 fluid::Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid,
-                          const std::vector<fluid::Region>& obj_regions) {
+                          const std::vector<fluid::Region>& obj_regions, const fluid::Region& bodies) {
   fluid::Liquid l = fluid::make_liquid(make_grid(scene.grid), scene.fluid.density, scene.gravity, std::move(solid));
   l.projection = projection_settings(scene.coupling);
   l.extrapolation_layers =
@@ -106,8 +106,8 @@ fluid::Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid
       region = obj_regions[next_obj++];
     }
     // Where regions overlap, the first one seeds: no doubled particle density.
-    const fluid::Region own = [region, earlier](const Vec3& x) {
-      if (!region(x)) return false;
+    const fluid::Region own = [region, earlier, &bodies](const Vec3& x) {
+      if (!region(x) || (bodies && bodies(x))) return false;
       for (const auto& e : earlier)
         if (e(x)) return false;
       return true;

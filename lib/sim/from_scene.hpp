@@ -55,9 +55,12 @@ coupling::PartitionedSettings partitioned_settings(const scene::Scene& s, Real d
 // region (box, sphere; obj regions need `obj_regions`, one membership test per
 // obj region in order, else SimulationError) with the region's initial
 // velocity; where regions overlap the first one seeds. Particles inside `solid`
-// are not seeded. Ends with distance fields and an extrapolated, constrained
+// or inside `bodies` (true inside the deformable solids; may be empty) are not
+// seeded: both are decided at the sub-cell centres, as the liquid fraction
+// measures open space, so a sub-cell beside a body is filled exactly when the
+// fraction counts it. Ends with distance fields and an extrapolated, constrained
 // velocity, ready for the first step.
 fluid::Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid,
-                          const std::vector<fluid::Region>& obj_regions = {});
+                          const std::vector<fluid::Region>& obj_regions = {}, const fluid::Region& bodies = {});
 
 }  // namespace fsicut::sim

@@ -12,10 +12,16 @@
 namespace fsicut::sim {
 
 void check_absurd(const SimState& state, const LiquidVolumes& volumes, SanityWarnings& warned) {
-  for (const Absurdity& a : find_absurdities(state, volumes)) {
-    if (state.scene.on_absurd == scene::Scene::OnAbsurd::stop)
-      throw SimulationError("absurd result at " + a.message + "; stopped after writing frame " +
-                            std::to_string(state.frame) + " (the scene key \"on_absurd\": \"warn\" lets a run go on)");
+  const std::vector<Absurdity> found = find_absurdities(state, volumes);
+  if (!found.empty() && state.scene.on_absurd == scene::Scene::OnAbsurd::stop) {
+    // Every finding of the frame: which rule trips first is chance when a run
+    // goes wrong several ways at once.
+    std::string what = "absurd result at " + found.front().message;
+    for (std::size_t i = 1; i < found.size(); ++i) what += "; absurd result at " + found[i].message;
+    throw SimulationError(what + "; stopped after writing frame " + std::to_string(state.frame) +
+                          " (the scene key \"on_absurd\": \"warn\" lets a run go on)");
+  }
+  for (const Absurdity& a : found) {
     if (std::find(warned.absurd.begin(), warned.absurd.end(), a.kind) != warned.absurd.end()) continue;
     log::warn("absurd result at " + a.message + " (on_absurd: warn, the run goes on)");
     warned.absurd.push_back(a.kind);

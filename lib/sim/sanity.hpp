@@ -25,8 +25,9 @@ struct SanityWarnings {
   std::vector<std::string> absurd;  // kinds of absurdity warned about (on_absurd "warn")
 };
 
-// Absurd results stop the run after this frame (SimulationError, exit 70),
-// or with the scene's on_absurd "warn" each kind is a warning once.
+// Absurd results stop the run after this frame (SimulationError, exit 70,
+// naming every finding of the frame), or with the scene's on_absurd "warn"
+// each kind is a warning once.
 void check_absurd(const SimState& state, const LiquidVolumes& volumes, SanityWarnings& warned);
 
 // At each frame's end (`initial`: frame 0's liquid volume [m^3]): warns about

@@ -89,18 +89,17 @@ SimState build_state(const scene::Scene& scene) {
       log::warn(scene.file + ": /obstacles: obstacles only act on the liquid, and this scene has none");
     return state;
   }
-  state.liquid = make_liquid(scene, static_solid(scene.obstacles, std::move(obj_obstacles)),
-                             obj_region_tests(scene.fluid.regions, scene.file));
   state.surfaces = make_surfaces(state.solids, obstacle_surfaces(scene.obstacles, scene.file));
+  const fluid::Region in_bodies = [&state](const Vec3& x) {
+    for (std::size_t b = 0; b < state.solids.size(); ++b)
+      if (state.surfaces.meshes[b].inside(x)) return true;
+    return false;
+  };
+  state.liquid = make_liquid(scene, static_solid(scene.obstacles, std::move(obj_obstacles)),
+                             obj_region_tests(scene.fluid.regions, scene.file),
+                             state.solids.empty() ? fluid::Region{} : in_bodies);
   state.obstacle_surfaces = obstacle_load_surfaces(scene.obstacles, state.liquid->grid);
   if (!state.surfaces.meshes.empty()) {
-    // The liquid was seeded around the static obstacles only: drop the particles
-    // inside the deformable solids, then start from the combined distance fields.
-    fluid::remove_particles(*state.liquid, [&](const Vec3& x) {
-      for (std::size_t b = 0; b < state.solids.size(); ++b)
-        if (state.surfaces.meshes[b].inside(x)) return true;
-      return false;
-    });
     update_solid_fields(state);
     fluid::initialize(*state.liquid, solid_velocity(state));
   }

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "lib/levelset/solid_sdf.hpp"
 
 using namespace fsicut;
@@ -21,4 +23,22 @@ TEST_CASE("solid SDF: primitives are signed distances, negative inside the solid
   CHECK(both(Vec3(1, 1.2, 1)) == doctest::Approx(-0.3));
   CHECK(solid_normal(ramp, Vec3(0.3, 0.2, 0.1), 1e-3).isApprox(Vec3(0, 1, 0)));
   CHECK(!union_solid({}));
+}
+
+TEST_CASE("solid SDF: a box flush with the domain's walls reads as the same box continued through them") {
+  // A wall x = 0.17 .. 0.245 m spanning the domain in y and z; dx = 0.025 m.
+  grid::MacGrid g{Vec3i(16, 8, 4), Vec3(0, 0, 0), 0.025};
+  grid::Array3<Real> flush = sample_solid_at_nodes(g, box_solid(Vec3(0.17, 0, 0), Vec3(0.245, 0.2, 0.1)));
+  const grid::Array3<Real> through = sample_solid_at_nodes(g, box_solid(Vec3(0.17, -1, -1), Vec3(0.245, 1, 1)));
+  // In the walls the flush box's own faces are 0 away from every node under it:
+  // its surface there reads half a cell off (0.175 instead of 0.17).
+  CHECK(flush(7, 0, 2) == doctest::Approx(0).epsilon(1e-12));
+  CHECK(through(7, 0, 2) == doctest::Approx(-0.005));
+  extend_through_domain_walls(flush);
+  // Every node within a cell of the wall's real faces (the ones the liquid
+  // meets) now reads the continued box; deeper inside only the sign matters.
+  for (Index n = 0; n < flush.count(); ++n) {
+    CHECK((flush[n] < 0) == (through[n] < 0));
+    if (std::abs(through[n]) <= g.dx) CHECK(flush[n] == doctest::Approx(through[n]));
+  }
 }
