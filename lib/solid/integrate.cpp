@@ -95,7 +95,14 @@ linsolve::Report advance_velocities(Body& body, Real dt, const Vec3& gravity, co
     solver = std::make_shared<detail::VelocitySolver>(body, s.A, max_factor_operations);
   Vector v = s.v;
   linsolve::Report report;
-  if (solver->direct() && solver->cholesky().factorize(s.A))
+  bool factored = false;
+  try {
+    factored = solver->direct() && solver->cholesky().factorize(s.A);
+  } catch (...) {
+    solver.reset();  // an abandoned factorization (a stop request) leaves the analysis empty
+    throw;
+  }
+  if (factored)
     report = linsolve::solve_refined(solver->cholesky(), s.A, s.b, v, settings.tolerance);
   else
     report = solve_by_pcg(s, v, settings);
