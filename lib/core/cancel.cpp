@@ -1,5 +1,7 @@
 #include "lib/core/cancel.hpp"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -34,7 +36,7 @@ void poll_cancel() {
 
 bool abandonable() { return armed.load(std::memory_order_relaxed) != nullptr; }
 
-void run_abandonable(std::function<void()> job) {
+void run_abandonable(const char* name, std::function<void()> job) {
   if (!abandonable()) {
     job();
     return;
@@ -42,7 +44,8 @@ void run_abandonable(std::function<void()> job) {
   poll_cancel();
   auto state = std::make_shared<JobState>();
   const int team = threads();
-  std::thread worker([state, team, job = std::move(job)] {
+  std::thread worker([state, team, name, job = std::move(job)] {
+    pthread_setname_np(pthread_self(), name);
     // OpenMP's thread count is per thread: a new thread starts with the default.
     set_threads(team);
     std::exception_ptr error;

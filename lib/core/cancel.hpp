@@ -46,7 +46,9 @@ inline constexpr double ABANDON_POLL_SECONDS = 0.05;
 // Contract: the job touches only what it owns (captured by value or by
 // shared_ptr): after an abandon it runs on while the caller unwinds and frees
 // everything else. It must not write files or log.
-void run_abandonable(std::function<void()> job);
+// `name` (at most 15 characters) names the job's thread, as `top -H` and
+// /proc/<pid>/task/<tid>/comm show it: what a run is busy with.
+void run_abandonable(const char* name, std::function<void()> job);
 
 // The abandoned jobs still running. A process that ends while one runs should
 // end by std::_Exit after flushing its output (app/main.cpp): exit()'s static

@@ -48,7 +48,7 @@ SolidBlockDiagnosis diagnose(const SolidBlock& solid, SparseMatrix block, Real s
   SolidBlockDiagnosis d;
   auto held = std::make_shared<const SparseMatrix>(std::move(block));
   auto ratio = std::make_shared<Real>(0);  // 0: a zero pivot
-  run_abandonable([held, ratio] {
+  run_abandonable("ldlt-diagnosis", [held, ratio] {
     Eigen::SimplicialLDLT<Eigen::SparseMatrix<Real>, Eigen::Lower, Eigen::AMDOrdering<int>> ldlt(*held);
     if (ldlt.info() != Eigen::Success || ldlt.vectorD().size() == 0) return;
     const Vector pivots = ldlt.vectorD();
@@ -106,7 +106,7 @@ SpdSystem abandonable_spd_system(const CoupledSystem& sys, const CoupledSettings
   held->solid = sys.solid;
   held->low_rank = sys.low_rank;
   auto out = std::make_shared<SpdSystem>();
-  run_abandonable([held, settings, out] { *out = spd_system(*held, settings); });
+  run_abandonable("spd-system", [held, settings, out] { *out = spd_system(*held, settings); });
   return std::move(*out);
 }
 

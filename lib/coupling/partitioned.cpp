@@ -195,7 +195,7 @@ SolidSide solid_side(const SolidBlock& block) {
   if (nv > 0) {
     // No iterations to look between: a job a stop request abandons (core/cancel.hpp).
     auto A = std::make_shared<const SparseMatrix>(SparseMatrix(block.mass_term.asDiagonal()) + block.stiffness_term);
-    run_abandonable([factor, A] { factor->compute(*A); });
+    run_abandonable("cholesky", [factor, A] { factor->compute(*A); });
     if (factor->info() != Eigen::Success) return {};
   }
   const Vector rhs = block.rhs;

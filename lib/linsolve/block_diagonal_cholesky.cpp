@@ -88,7 +88,7 @@ void BlockDiagonalCholesky::run_blocks(const std::vector<std::pair<BlockDiagonal
     }
   }
   try {
-    run_abandonable([tasks = std::move(tasks), stage] {
+    run_abandonable("cholesky", [tasks = std::move(tasks), stage] {
       parallel_for(0, static_cast<Index>(tasks.size()), [&](Index k) {
         const Task& t = tasks[k];
         const Eigen::SparseMatrix<Real> block(t.matrix->block(t.start, t.start, t.size, t.size));
