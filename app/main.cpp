@@ -7,7 +7,7 @@
 // main() reads like the run itself: options -> scene -> simulation state ->
 // (checkpoint) -> frames -> exit code. Every fsicut::Error maps to the exit
 // code of DESIGN.md section 4. SIGINT, SIGTERM and SIGUSR1 stop the run
-// after the current substep with a checkpoint and exit 75 (sim/run.hpp).
+// within seconds with a checkpoint and exit 75 (sim/run.hpp).
 #include <CLI/CLI.hpp>
 #include <signal.h>
 #include <unistd.h>
