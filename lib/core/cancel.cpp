@@ -16,7 +16,7 @@ namespace fsicut {
 namespace {
 
 std::atomic<const volatile std::sig_atomic_t*> armed{nullptr};
-std::atomic<int> abandoned{0};
+std::atomic<int> abandoned_running{0};  // jobs abandoned and not yet finished
 
 // What a job's thread and its caller share: owned by both, so either may go first.
 struct JobState {
@@ -57,7 +57,7 @@ void run_abandonable(const char* name, std::function<void()> job) {
     const std::lock_guard<std::mutex> lock(state->mutex);
     state->done = true;
     state->error = error;
-    if (state->abandoned) abandoned.fetch_sub(1);
+    if (state->abandoned) abandoned_running.fetch_sub(1);
     state->finished.notify_all();
   });
   std::unique_lock<std::mutex> lock(state->mutex);
@@ -67,7 +67,7 @@ void run_abandonable(const char* name, std::function<void()> job) {
     const volatile std::sig_atomic_t* flag = armed.load(std::memory_order_relaxed);
     if (flag && *flag != 0) {
       state->abandoned = true;
-      abandoned.fetch_add(1);
+      abandoned_running.fetch_add(1);
       lock.unlock();
       worker.detach();
       throw Cancelled();
@@ -78,7 +78,7 @@ void run_abandonable(const char* name, std::function<void()> job) {
   if (state->error) std::rethrow_exception(state->error);
 }
 
-int abandoned_jobs() { return abandoned.load(); }
+int abandoned_jobs() { return abandoned_running.load(); }
 
 CancelScope::CancelScope(const volatile std::sig_atomic_t* flag) { armed.store(flag, std::memory_order_relaxed); }
 

@@ -24,10 +24,13 @@ namespace {
 // meets round-off as large as its smallest pivot (1/eps = 4.5e15).
 constexpr Real CONDITION_LIMIT = 1 / std::numeric_limits<Real>::epsilon();
 
-// From this many stored entries of the solids' stiffness on, (33) is built as
-// an abandonable job: about 10,000 quadratic dofs, where its products take
-// about 0.5 s; below, copying the system would cost more than it saves.
-constexpr Index ABANDONABLE_STIFFNESS_ENTRIES = 1'000'000;
+// From this many stored entries of the solids' stiffness on (a linear body of
+// about 11,000 dofs, a quadratic one of about 5,000), (33) is built as an
+// abandonable job. Its products grow a little faster than the entries:
+// measured on 2 cores under a load of 5.5, a 20^3 linear cube (1.25e6
+// entries) took 4.2 s, so a body just below the bound stays well inside a
+// stop's 5 s; for smaller ones copying the system would cost more than it saves.
+constexpr Index ABANDONABLE_STIFFNESS_ENTRIES = 500'000;
 
 Vector guess_or_zero(const Vector& v, int n) { return v.size() == n ? v : Vector(Vector::Zero(n)); }
 
