@@ -475,9 +475,8 @@ bool has_thread(pid_t pid, const std::string& name) {
 TEST_CASE("a signal while a solid's block is factored stops the run within 5 s with exit 75 and a checkpoint") {
   // The factorization has no iterations to look at the stop request between:
   // it runs on a thread named "cholesky" that the run abandons on a stop
-  // (core/cancel.hpp). It used to run to its end, then the substep's solver
-  // stopped at its first iteration: a quadratic sphere of 16,542 nodes took
-  // 80 s from SIGTERM to exit, past a farm's grace period.
+  // (core/cancel.hpp). Waiting for it instead takes minutes on a large solid,
+  // past a farm's grace period.
   ScratchDir dir("factor-signal");
   const fs::path scene = write_scene(dir, "slow.json", SLOW_FACTOR_SCENE);
   const fs::path out = dir / "out";
