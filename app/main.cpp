@@ -7,7 +7,7 @@
 // main() reads like the run itself: options -> scene -> simulation state ->
 // (checkpoint) -> frames -> exit code. Every fsicut::Error maps to the exit
 // code of DESIGN.md section 4. SIGINT, SIGTERM and SIGUSR1 stop the run
-// after the current substep with a checkpoint and exit 75 (sim/run.hpp).
+// within seconds with a checkpoint and exit 75 (sim/run.hpp).
 #include <CLI/CLI.hpp>
 #include <signal.h>
 #include <unistd.h>
@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "app/progress.hpp"
+#include "lib/core/cancel.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
 #include "lib/core/memory.hpp"
@@ -234,6 +235,12 @@ int main(int argc, char** argv) {
     if (e.code() == fsicut::ExitCode::temp_fail)
       std::fprintf(stderr, "%sfsicut: %s\n", isatty(fileno(stderr)) && !options.quiet ? "\n" : "", e.what());
     else std::fprintf(stderr, "fsicut: error: %s\n", e.what());
+    // A factorization abandoned on the stop may still run on its own thread:
+    // end without waiting for it, and without exit()'s destructors beside it.
+    if (fsicut::abandoned_jobs() > 0) {
+      std::fflush(nullptr);
+      std::_Exit(static_cast<int>(e.code()));
+    }
     return static_cast<int>(e.code());
   } catch (const std::bad_alloc&) {
     // The resource estimate let the scene through but the machine disagreed

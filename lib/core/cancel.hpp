@@ -2,14 +2,19 @@
 // Cooperative cancellation of a long computation: a stop request (a signal
 // handler's flag) honoured between the iterations of long loops (PCG and
 // BiCGSTAB iterations, partitioned coupling iterations) instead of after the
-// substep they belong to, which can take minutes on a large solid.
+// substep they belong to, which can take minutes on a large solid; and, for a
+// long step that has no iterations to look between (a sparse Cholesky
+// factorization, a product of large sparse matrices), by abandoning it
+// (run_abandonable).
 //
 // The frame loop arms it (CancelScope) only around a substep it can roll back
 // (sim/run.cpp keeps a checkpoint of the state at the substep's start);
-// elsewhere poll_cancel() does nothing. A poll costs one relaxed atomic load:
-// cheap enough for every iteration. Call it only from the thread that armed
-// it, outside OpenMP parallel regions (an exception must not leave one).
+// elsewhere poll_cancel() does nothing and run_abandonable runs its job in
+// place. A poll costs one relaxed atomic load: cheap enough for every
+// iteration. Call both only from the thread that armed it, outside OpenMP
+// parallel regions (an exception must not leave one).
 #include <csignal>
+#include <functional>
 
 #include "lib/core/error.hpp"
 
@@ -24,6 +29,31 @@ class Cancelled : public Error {
 
 // Throws Cancelled when a CancelScope is active and its flag is non-zero.
 void poll_cancel();
+
+// True while a CancelScope is armed: run_abandonable then runs its job on a
+// thread of its own, so a job's inputs must be copies it owns.
+bool abandonable();
+
+// How often [s] run_abandonable looks at the stop request while its job runs.
+inline constexpr double ABANDON_POLL_SECONDS = 0.05;
+
+// Runs job() to its end and rethrows its exception, if any. While a
+// CancelScope is armed, the job runs on a thread of its own (with this
+// thread's OpenMP thread count; it may use OpenMP, this thread only waits)
+// and this thread looks at the stop request every ABANDON_POLL_SECONDS: on a
+// stop the job is abandoned, left to finish alone with its results dropped,
+// and Cancelled is thrown at once. Disarmed, job() runs here.
+// Contract: the job touches only what it owns (captured by value or by
+// shared_ptr): after an abandon it runs on while the caller unwinds and frees
+// everything else. It must not write files or log.
+// `name` (at most 15 characters) names the job's thread, as `top -H` and
+// /proc/<pid>/task/<tid>/comm show it: what a run is busy with.
+void run_abandonable(const char* name, std::function<void()> job);
+
+// The abandoned jobs still running. A process that ends while one runs should
+// end by std::_Exit after flushing its output (app/main.cpp): exit()'s static
+// destructors would run beside it.
+int abandoned_jobs();
 
 // Arms poll_cancel with `flag` (nullptr: stays disarmed) for its lifetime.
 // Scopes do not nest: the inner one disarms on exit.

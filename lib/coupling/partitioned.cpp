@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "lib/core/cancel.hpp"
+
 namespace fsicut::coupling {
 namespace {
 
@@ -191,7 +193,9 @@ SolidSide solid_side(const SolidBlock& block) {
   const int nv = block.dofs();
   auto factor = std::make_shared<Eigen::SimplicialLLT<SparseMatrix>>();
   if (nv > 0) {
-    factor->compute(SparseMatrix(SparseMatrix(block.mass_term.asDiagonal()) + block.stiffness_term));
+    // No iterations to look between: a job a stop request abandons (core/cancel.hpp).
+    auto A = std::make_shared<const SparseMatrix>(SparseMatrix(block.mass_term.asDiagonal()) + block.stiffness_term);
+    run_abandonable("cholesky", [factor, A] { factor->compute(*A); });
     if (factor->info() != Eigen::Success) return {};
   }
   const Vector rhs = block.rhs;

@@ -3,9 +3,21 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "lib/core/cancel.hpp"
 #include "lib/core/parallel.hpp"
 
 namespace fsicut::linsolve {
+
+namespace {
+
+// A's entries for a job that may outlive the call that started it: a copy
+// when the job can be abandoned, else A itself.
+std::shared_ptr<const SparseMatrix> held(const SparseMatrix& A) {
+  if (abandonable()) return std::make_shared<const SparseMatrix>(A);
+  return std::shared_ptr<const SparseMatrix>(&A, [](const SparseMatrix*) {});
+}
+
+}  // namespace
 
 bool BlockDiagonalCholesky::compute(const SparseMatrix& A) {
   analyze(A);
@@ -14,21 +26,13 @@ bool BlockDiagonalCholesky::compute(const SparseMatrix& A) {
 
 void BlockDiagonalCholesky::analyze(const SparseMatrix& A) {
   partition(A);
-  parallel_for(0, static_cast<Index>(factor_.size()), [&](Index j) {
-    const int s = start_[j], m = start_[j + 1] - s;
-    factor_[j] = std::make_unique<Cholesky>();
-    factor_[j]->analyzePattern(Eigen::SparseMatrix<Real>(A.block(s, s, m, m)));
-  });
+  run_blocks({{this, &A}}, Stage::analyze);
 }
 
 bool BlockDiagonalCholesky::factorize(const SparseMatrix& A) {
   if (A.rows() != analyzed_rows_ || A.nonZeros() != analyzed_entries_)
     throw std::invalid_argument("BlockDiagonalCholesky::factorize: the matrix's pattern is not the analyzed one");
-  parallel_for(0, static_cast<Index>(factor_.size()), [&](Index j) {
-    const int s = start_[j], m = start_[j + 1] - s;
-    factor_[j]->factorize(Eigen::SparseMatrix<Real>(A.block(s, s, m, m)));
-    ok_[j] = factor_[j]->info() == Eigen::Success;
-  });
+  run_blocks({{this, &A}}, Stage::factorize);
   return failed_block() < 0;
 }
 
@@ -47,16 +51,7 @@ double BlockDiagonalCholesky::factor_operations() const {
 bool BlockDiagonalCholesky::compute_pair(const SparseMatrix& A, BlockDiagonalCholesky& other, const SparseMatrix& B) {
   partition(A);
   other.partition(B);
-  const Index blocks = static_cast<Index>(factor_.size());
-  const Index total = blocks + static_cast<Index>(other.factor_.size());
-  parallel_for(0, total, [&](Index k) {
-    BlockDiagonalCholesky& f = k < blocks ? *this : other;
-    const SparseMatrix& M = k < blocks ? A : B;
-    const Index j = k < blocks ? k : k - blocks;
-    const int s = f.start_[j], m = f.start_[j + 1] - s;
-    f.factor_[j] = std::make_unique<Cholesky>(Eigen::SparseMatrix<Real>(M.block(s, s, m, m)));
-    f.ok_[j] = f.factor_[j]->info() == Eigen::Success;
-  });
+  run_blocks({{this, &A}, {&other, &B}}, Stage::compute);
   return failed_block() < 0 && other.failed_block() < 0;
 }
 
@@ -71,18 +66,48 @@ bool BlockDiagonalCholesky::factorize_pair(const SparseMatrix& A, BlockDiagonalC
                                            const SparseMatrix& B) {
   if (!analyzed_for(A) || !other.analyzed_for(B))
     throw std::invalid_argument("BlockDiagonalCholesky::factorize_pair: a matrix's pattern is not the analyzed one");
-  const Index blocks = static_cast<Index>(factor_.size());
-  const Index total = blocks + static_cast<Index>(other.factor_.size());
-  parallel_for(0, total, [&](Index k) {
-    BlockDiagonalCholesky& f = k < blocks ? *this : other;
-    const SparseMatrix& M = k < blocks ? A : B;
-    const Index j = k < blocks ? k : k - blocks;
-    const int s = f.start_[j], m = f.start_[j + 1] - s;
-    f.factor_[j]->factorize(Eigen::SparseMatrix<Real>(M.block(s, s, m, m)));
-    f.ok_[j] = f.factor_[j]->info() == Eigen::Success;
-  });
+  run_blocks({{this, &A}, {&other, &B}}, Stage::factorize);
   return failed_block() < 0 && other.failed_block() < 0;
 }
+
+void BlockDiagonalCholesky::run_blocks(const std::vector<std::pair<BlockDiagonalCholesky*, const SparseMatrix*>>& parts,
+                                       Stage stage) {
+  // One block's work: everything it touches is owned here, so an abandoned
+  // job runs on safely while its parts are forgotten.
+  struct Task {
+    std::shared_ptr<Cholesky> factor;
+    std::shared_ptr<const SparseMatrix> matrix;
+    int start, size;
+  };
+  std::vector<Task> tasks;
+  for (const auto& [f, M] : parts) {
+    const std::shared_ptr<const SparseMatrix> matrix = held(*M);
+    for (std::size_t j = 0; j < f->factor_.size(); ++j) {
+      if (stage != Stage::factorize) f->factor_[j] = std::make_shared<Cholesky>();
+      tasks.push_back({f->factor_[j], matrix, f->start_[j], f->start_[j + 1] - f->start_[j]});
+    }
+  }
+  try {
+    run_abandonable("cholesky", [tasks = std::move(tasks), stage] {
+      parallel_for(0, static_cast<Index>(tasks.size()), [&](Index k) {
+        const Task& t = tasks[k];
+        const Eigen::SparseMatrix<Real> block(t.matrix->block(t.start, t.start, t.size, t.size));
+        if (stage == Stage::analyze) t.factor->analyzePattern(block);
+        else if (stage == Stage::factorize) t.factor->factorize(block);
+        else t.factor->compute(block);
+      });
+    });
+  } catch (...) {
+    for (const auto& part : parts) part.first->forget();
+    throw;
+  }
+  if (stage == Stage::analyze) return;
+  for (const auto& part : parts)
+    for (std::size_t j = 0; j < part.first->factor_.size(); ++j)
+      part.first->ok_[j] = part.first->factor_[j]->info() == Eigen::Success;
+}
+
+void BlockDiagonalCholesky::forget() { *this = BlockDiagonalCholesky(); }
 
 void BlockDiagonalCholesky::solve_pair(const Vector& b, Vector& x, const BlockDiagonalCholesky* other,
                                        Vector* y) const {

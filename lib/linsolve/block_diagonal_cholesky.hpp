@@ -23,7 +23,15 @@
 // Failure: a block that is not numerically positive definite (a pivot <= 0)
 // makes compute() / factorize() return false and is named by failed_block();
 // solve() must not be called then.
+//
+// Stop requests: the analysis and the factorization have no iterations to look
+// between, and a large solid's block takes minutes. While a CancelScope is
+// armed (core/cancel.hpp), analyze(), factorize() and the pairs run as an
+// abandonable job on copies of the matrices: a stop throws Cancelled within
+// ABANDON_POLL_SECONDS and leaves this object (and `other`) empty, as if
+// never analyzed. The results are bit for bit the same either way.
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <Eigen/SparseCholesky>
@@ -87,11 +95,19 @@ class BlockDiagonalCholesky {
       return (c * (c + 3) / 2).sum();
     }
   };
+  // What the blocks' job does to each factor.
+  enum class Stage { analyze, factorize, compute };
+  // `stage` on every block of each (factorization, matrix) part, all in one
+  // parallel loop, as a job run_abandonable abandons on a stop request (the
+  // parts are then forgotten). compute and analyze start from new factors.
+  static void run_blocks(const std::vector<std::pair<BlockDiagonalCholesky*, const SparseMatrix*>>& parts, Stage stage);
+  // Back to the state of a new object: nothing analyzed, no factors.
+  void forget();
   void partition(const SparseMatrix& A);
   Index analyzed_rows_ = -1, analyzed_entries_ = -1;  // A's size and stored entries at partition()
   std::vector<int> analyzed_outer_, analyzed_inner_;  // A's row starts and column indices at partition()
   std::vector<int> start_{0};
-  std::vector<std::unique_ptr<Cholesky>> factor_;
+  std::vector<std::shared_ptr<Cholesky>> factor_;  // shared with the job that fills them
   std::vector<char> ok_;  // per block: its factorization succeeded
 };
 

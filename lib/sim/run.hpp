@@ -68,8 +68,9 @@ struct RunControl {
   // A substep expected to take longer than this [s] (sim/cost.hpp's estimate
   // or the last substep's wall time, whichever is larger) can be abandoned: the
   // state at its start is kept as a checkpoint, the solvers poll `stop` between
-  // iterations (core/cancel.hpp), and a stop request writes that checkpoint and
-  // throws Error(temp_fail = 75) at the next poll. The state is then left
+  // iterations and every 50 ms during a factorization (core/cancel.hpp), and a
+  // stop request writes that checkpoint and throws Error(temp_fail = 75) at the
+  // next poll. The state is then left
   // inside the abandoned substep: continue from the checkpoint. A shorter
   // substep is finished first, so a stop takes at most about this long plus
   // the checkpoint's writing. Keeping the copy costs about what writing a

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 
+#include "lib/core/cancel.hpp"
 #include "lib/core/error.hpp"
 #include "lib/linsolve/block_diagonal_cholesky.hpp"
 #include "lib/solid/corotation.hpp"
@@ -78,8 +80,19 @@ class VelocitySolver {
 
 namespace {
 
+// The preconditioner's set-up, as a job a stop request abandons (core/cancel.hpp):
+// incomplete Cholesky of a quadratic body of 50,000 dofs takes seconds and
+// has no iterations to look between.
+linsolve::ApplyPreconditioner abandonable_preconditioner(linsolve::Preconditioner kind, const SparseMatrix& A) {
+  if (!abandonable()) return linsolve::make_preconditioner(kind, A);
+  auto held = std::make_shared<const SparseMatrix>(A);
+  auto out = std::make_shared<linsolve::ApplyPreconditioner>();
+  run_abandonable("preconditioner", [kind, held, out] { *out = linsolve::make_preconditioner(kind, *held); });
+  return std::move(*out);
+}
+
 linsolve::Report solve_by_pcg(const BackwardEulerSystem& s, Vector& v, const linsolve::PcgSettings& settings) {
-  linsolve::ApplyPreconditioner precondition = linsolve::make_preconditioner(settings.preconditioner, s.A);
+  linsolve::ApplyPreconditioner precondition = abandonable_preconditioner(settings.preconditioner, s.A);
   // The diagonal of an SPD matrix is positive, so Jacobi always sets up.
   if (!precondition) precondition = linsolve::make_preconditioner(linsolve::Preconditioner::jacobi, s.A);
   return linsolve::solve_pcg(s.A, s.b, v, settings, precondition);
@@ -95,7 +108,14 @@ linsolve::Report advance_velocities(Body& body, Real dt, const Vec3& gravity, co
     solver = std::make_shared<detail::VelocitySolver>(body, s.A, max_factor_operations);
   Vector v = s.v;
   linsolve::Report report;
-  if (solver->direct() && solver->cholesky().factorize(s.A))
+  bool factored = false;
+  try {
+    factored = solver->direct() && solver->cholesky().factorize(s.A);
+  } catch (...) {
+    solver.reset();  // an abandoned factorization (a stop request) leaves the analysis empty
+    throw;
+  }
+  if (factored)
     report = linsolve::solve_refined(solver->cholesky(), s.A, s.b, v, settings.tolerance);
   else
     report = solve_by_pcg(s, v, settings);

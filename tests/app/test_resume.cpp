@@ -98,6 +98,7 @@ class Child {
   Child& operator=(const Child&) = delete;
 
   void signal(int sig) { ::kill(pid_, sig); }
+  pid_t pid() const { return pid_; }
   bool running() {
     int status = 0;
     if (pid_ <= 0) return false;
@@ -449,6 +450,60 @@ TEST_CASE("a fresh run removes the frame files of an earlier longer run and noth
   CHECK(frame_files(out) == expected);
   for (const char* f : {"notes.txt", "block.final.obj", "block.0001.obj.bak"}) CHECK_MESSAGE(fs::exists(out / f), f);
   CHECK(stats_lines(out) == 3);
+}
+
+// A cube of 20^3 linear cells (9,261 nodes, 27,783 dofs) half under water:
+// every substep factors its blocks of the coupled system (33), several
+// seconds on 2 idle cores; it sets them up (the products of (33)) for a few
+// seconds before that.
+const char* SLOW_FACTOR_SCENE = R"({
+  "grid": { "resolution": [16, 16, 16], "cell_size": 0.0625 },
+  "time": { "frames": 1 },
+  "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [1, 0.4, 1] } ] },
+  "solids": [ { "name": "block", "mesh": { "type": "box", "min": [0.25, 0.25, 0.25], "max": [0.75, 0.75, 0.75],
+                "cells": [20, 20, 20] }, "density": 500, "youngs_modulus": 1e6 } ] })";
+
+// Whether process `pid` has a thread named `name` (/proc/<pid>/task/*/comm).
+bool has_thread(pid_t pid, const std::string& name) {
+  std::error_code ec;
+  for (fs::directory_iterator it(fs::path("/proc") / std::to_string(pid) / "task", ec), end; !ec && it != end;
+       it.increment(ec))
+    if (fsicut::test::read_file(it->path() / "comm") == name + "\n") return true;
+  return false;
+}
+
+TEST_CASE("a signal while a solid's block is factored stops the run within 5 s with exit 75 and a checkpoint") {
+  // The factorization has no iterations to look at the stop request between:
+  // it runs on a thread named "cholesky" that the run abandons on a stop
+  // (core/cancel.hpp). Waiting for it instead takes minutes on a large solid,
+  // past a farm's grace period.
+  ScratchDir dir("factor-signal");
+  const fs::path scene = write_scene(dir, "slow.json", SLOW_FACTOR_SCENE);
+  const fs::path out = dir / "out";
+  Child c(scene, out, {"-q"});
+  const auto start = std::chrono::steady_clock::now();
+  while (c.running() && !has_thread(c.pid(), "cholesky") &&
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < CHILD_TIMEOUT_SECONDS)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  REQUIRE_MESSAGE(c.running(), "the run ended without factoring on a thread of its own: " << c.stderr_text());
+  c.signal(SIGTERM);
+  const auto signalled = std::chrono::steady_clock::now();
+  const int code = c.wait();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+  const std::string err = c.stderr_text();
+  MESSAGE("SIGTERM " << std::chrono::duration<double>(signalled - start).count() << " s after the start, exit "
+                     << code << " " << seconds << " s later: " << err);
+  CHECK(code == 75);
+  CHECK(seconds < 5);
+  CHECK(contains(err, "interrupted by SIGTERM at t = 0 s (frame 0 done); checkpoint "));
+  // The checkpoint of the abandoned substep's start: frame 0, complete.
+  const auto files = fsicut::checkpoint::list(out);
+  REQUIRE(files.size() == 1);
+  const auto info = fsicut::checkpoint::inspect(fsicut::checkpoint::read_bytes(files[0]), files[0].string());
+  CHECK(info.frame == 0);
+  CHECK(info.time == 0);
+  CHECK_FALSE(info.mid_frame);
+  CHECK(stats_lines(out) == 1);
 }
 
 // Pids of the processes whose command line mentions `text` (fsicut and the

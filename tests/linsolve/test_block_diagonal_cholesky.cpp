@@ -1,10 +1,12 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Cholesky>
+#include <csignal>
 #include <random>
 #include <stdexcept>
 #include <vector>
 
+#include "lib/core/cancel.hpp"
 #include "lib/linsolve/block_diagonal_cholesky.hpp"
 
 using namespace fsicut;
@@ -135,4 +137,38 @@ TEST_CASE("block-diagonal Cholesky: a pair refactorized on its kept analysis equ
   REQUIRE(A3.nonZeros() == A2.nonZeros() - 2);
   CHECK_FALSE(a.analyzed_for(A3));
   CHECK_THROWS_AS(a.factorize_pair(A3, b, B2), std::invalid_argument);
+}
+
+TEST_CASE("block-diagonal Cholesky: under a stop scope it factors as in place, and a stop leaves it unanalyzed") {
+  std::mt19937 rng(31);
+  const SparseMatrix A = block_system({4, 9, 3}, rng), B = block_system({6, 10}, rng);
+  BlockDiagonalCholesky a, b;
+  REQUIRE(a.compute_pair(A, b, B));
+  const Vector rhs = random_vector(A.rows(), rng);
+  Vector x, y;
+  a.solve_pair(rhs, x, &b, &y);
+
+  volatile std::sig_atomic_t stop = 0;
+  const CancelScope scope(&stop);
+  BlockDiagonalCholesky c, d;
+  REQUIRE(c.compute_pair(A, d, B));
+  REQUIRE(d.factorize(B));
+  Vector cx, dy;
+  c.solve_pair(rhs, cx, &d, &dy);
+  CHECK(cx == x);
+  CHECK(dy == y);
+
+  stop = SIGTERM;
+  CHECK_THROWS_AS(c.factorize_pair(A, d, B), Cancelled);
+  CHECK(c.blocks() == 0);
+  CHECK(d.blocks() == 0);
+  CHECK_FALSE(c.analyzed_for(A));
+  CHECK_FALSE(d.analyzed_for(B));
+  CHECK_THROWS_AS(c.compute(A), Cancelled);
+  CHECK(c.blocks() == 0);
+  stop = 0;
+  REQUIRE(c.compute_pair(A, d, B));
+  c.solve_pair(rhs, cx, &d, &dy);
+  CHECK(cx == x);
+  CHECK(dy == y);
 }
