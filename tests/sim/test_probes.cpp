@@ -14,6 +14,7 @@
 
 #include "lib/fluid/liquid.hpp"
 #include "lib/scene/load.hpp"
+#include "lib/sim/advance.hpp"
 #include "lib/sim/probes.hpp"
 #include "lib/sim/run.hpp"
 #include "lib/sim/snapshot.hpp"
@@ -219,6 +220,64 @@ TEST_SUITE("sim") {
     CHECK(frames == 5);
     MESSAGE("last frame: " << last);
     CHECK(last.find("\"fluid_force\":[0.0,0.0,0.0]") == std::string::npos);
+  }
+}
+
+TEST_SUITE("sim") {
+  TEST_CASE("probes: a stop inside a frame resumes probes.csv without gaps or duplicates - substep finished or abandoned") {
+    // A block in a streaming pool, so every substep solves the coupled system
+    // and a frame takes several substeps; the stop
+    // comes during the first solve after frame 1's first substep, so inside
+    // frame 2. Finished: the run completes the substep and checkpoints after
+    // it. Abandoned (every substep abandonable): the solve is cancelled and the
+    // checkpoint holds the substep's start, the frame's rows so far with it
+    // (the checkpoint fsicut writes on a signal in a long substep, exit 75).
+    const char* scene = R"({
+      "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 },
+      "time": { "frames": 2, "cfl": 0.2 },
+      "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [1, 0.5, 1], "velocity": [1, 0, 0] } ] },
+      "solids": [ { "name": "block", "mesh": { "type": "box", "min": [0.25, 0.375, 0.25], "max": [0.75, 0.625, 0.75],
+                    "cells": [2, 1, 2] }, "density": 500, "youngs_modulus": 1e5 } ],
+      "probes": [ { "name": "floor", "type": "pressure", "position": [0.1, 0.05, 0.1] },
+                  { "name": "gauge", "type": "gauge", "position": [0.1, 0.1] },
+                  { "name": "corner", "type": "point", "solid": "block", "position": [0.3, 0.4, 0.3] } ] })";
+    test::ScratchDir dir("probes");
+    const fs::path ref = dir / "ref";
+    sim::SimState r = build(scene, ref);
+    sim::run(r);
+    const Csv a = read_csv(ref / "probes.csv");
+    REQUIRE(static_cast<int>(a.rows.size()) == total_substeps(ref / "stats.jsonl"));
+    for (const bool abandon : {false, true}) {
+      CAPTURE(abandon);
+      const fs::path cut = dir / (abandon ? "abandoned" : "finished");
+      sim::SimState s = build(scene, cut);
+      volatile std::sig_atomic_t stop = 0;
+      sim::RunControl control;
+      control.stop = &stop;
+      if (abandon) control.abandonable_seconds = 0;
+      Real started = -1;
+      control.observe = [&](const coupling::CoupledSystem&) {
+        if (stop || s.frame < 1 || !(s.time > sim::frame_end(s, s.frame))) return;
+        stop = SIGTERM;
+        started = s.time;
+      };
+      test::require_error<Error>([&] { sim::run(s, {}, control); }, {"interrupted by SIGTERM"});
+      sim::SimState t = build(scene, cut);
+      sim::RunProgress p;
+      REQUIRE(sim::resume_checkpoint(cut, t, p, false));
+      CHECK(p.mid_frame);
+      CHECK(t.frame == 1);
+      CHECK((abandon ? t.time == started : t.time > started));
+      MESSAGE(a.rows.size() << " substeps; stopped in the solve of the substep from t = " << started << " s; the checkpoint holds t = " << t.time
+                                                              << " s, " << p.partial.substeps << " substeps of frame 2");
+      sim::RunControl resumed;
+      resumed.resumed = &p;
+      sim::run(t, {}, resumed);
+      const Csv b = read_csv(cut / "probes.csv");
+      CHECK(b.rows.size() == a.rows.size());
+      for (std::size_t i = 1; i < b.rows.size(); ++i) CHECK(b.rows[i][0] > b.rows[i - 1][0]);
+      CHECK(test::read_file(cut / "probes.csv") == test::read_file(ref / "probes.csv"));
+    }
   }
 }
 
