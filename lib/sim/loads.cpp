@@ -1,5 +1,7 @@
 #include "lib/sim/loads.hpp"
 
+#include <algorithm>
+
 #include "lib/cutcell/active_cells.hpp"
 #include "lib/mesh/box.hpp"
 #include "lib/mesh/obj.hpp"
@@ -53,6 +55,47 @@ mesh::SurfaceMesh shape_surface(const scene::Shape& s, Vec3& centre) {
   return m;
 }
 
+// The cells within OBSTACLE_STENCIL_CELLS of the patches' cells, ascending.
+std::vector<Index> near_cells(const grid::MacGrid& grid, const std::vector<cutcell::SurfacePatch>& patches) {
+  const Vec3i size = grid.cell_shape();
+  std::vector<char> mark(static_cast<std::size_t>(grid.cell_count()), 0);
+  const int r = OBSTACLE_STENCIL_CELLS;
+  for (const cutcell::SurfacePatch& q : patches) {
+    const Vec3i c(static_cast<int>(q.cell % size.x()), static_cast<int>(q.cell / size.x() % size.y()),
+                  static_cast<int>(q.cell / (Index(size.x()) * size.y())));
+    for (int k = std::max(0, c.z() - r); k <= std::min(size.z() - 1, c.z() + r); ++k)
+      for (int j = std::max(0, c.y() - r); j <= std::min(size.y() - 1, c.y() + r); ++j)
+        for (int i = std::max(0, c.x() - r); i <= std::min(size.x() - 1, c.x() + r); ++i)
+          mark[static_cast<std::size_t>(i + size.x() * (j + Index(size.y()) * k))] = 1;
+  }
+  std::vector<Index> out;
+  for (std::size_t n = 0; n < mark.size(); ++n)
+    if (mark[n]) out.push_back(static_cast<Index>(n));
+  return out;
+}
+
+// cutcell::find_active_cells (without split cells) at the obstacles' near
+// cells only: the others keep row -1, which no patch's pressure reads. The
+// unknowns are numbered differently, but each names the same cell, so the
+// loads are the same to the bit.
+cutcell::ActiveCells near_active_cells(const fluid::Liquid& liquid, const std::vector<ObstacleSurface>& obstacles) {
+  cutcell::ActiveCells a;
+  a.row.resize(liquid.grid.cell_shape(), -1);
+  for (const ObstacleSurface& o : obstacles)
+    for (const Index n : o.near) {
+      if (a.row[n] >= 0 || !(liquid.liquid_phi[n] < 0)) continue;
+      const Vec3i c = a.row.coord(n);
+      bool open = false;
+      for (int axis = 0; axis < 3 && !open; ++axis)
+        for (int side : {-1, 1}) open = open || cutcell::cell_face_fraction(liquid.fractions, axis, side, c) > 0;
+      if (!open) continue;
+      a.row[n] = static_cast<int>(a.cells.size());
+      a.cells.push_back(n);
+    }
+  a.whole = a.count();
+  return a;
+}
+
 }  // namespace
 
 void LoadTally::add(const FluidLoads& loads, Real dt) {
@@ -88,6 +131,7 @@ std::vector<ObstacleSurface> obstacle_load_surfaces(const std::vector<scene::Sha
     ObstacleSurface o;
     o.surface = shape_surface(s, o.centre);
     o.patches = cutcell::clip_surface(grid, o.surface.vertices, o.surface.triangles);
+    o.near = near_cells(grid, o.patches);
     out.push_back(std::move(o));
   }
   return out;
@@ -97,7 +141,7 @@ std::vector<Load> obstacle_loads(const SimState& state) {
   std::vector<Load> out(state.obstacle_surfaces.size());
   if (!state.liquid || out.empty()) return out;
   const fluid::Liquid& liquid = *state.liquid;
-  const cutcell::ActiveCells active = cutcell::find_active_cells(liquid.grid, liquid.liquid_phi, liquid.fractions);
+  const cutcell::ActiveCells active = near_active_cells(liquid, state.obstacle_surfaces);
   if (active.count() == 0) return out;
   for (std::size_t o = 0; o < out.size(); ++o) {
     const ObstacleSurface& s = state.obstacle_surfaces[o];

@@ -68,7 +68,14 @@ struct ObstacleSurface {
   mesh::SurfaceMesh surface;
   std::vector<cutcell::SurfacePatch> patches;
   Vec3 centre{0, 0, 0};  // [m]: box centre, sphere centre, obj vertex mean
+  // The cells (linear indices, ascending) whose activity a patch's pressure
+  // can read: within OBSTACLE_STENCIL_CELLS (Chebyshev) of a patch's cell.
+  std::vector<Index> near;
 };
+// A patch's pressure (sim/coupling_matrix.hpp) reads the patch's cell, the cell
+// half a cell out of the solid (one away) and the neighbours of that cell and
+// of its neighbours across another axis: at most 2 cells from the patch's.
+constexpr int OBSTACLE_STENCIL_CELLS = 2;
 
 // One per obstacle, in scene order. Why an icosphere of level
 // SPHERE_OBSTACLE_SUBDIVISIONS: 20480 triangles, whose inscribed polyhedron
@@ -78,7 +85,9 @@ std::vector<ObstacleSurface> obstacle_load_surfaces(const std::vector<scene::Sha
                                                     const grid::MacGrid& grid);
 
 // Each obstacle's load from the liquid's pressure (after stage 5: the active
-// cells are those of liquid_phi and the fractions); empty without liquid.
+// cells are those of liquid_phi and the fractions, decided only at the
+// obstacles' `near` cells; why: over the whole grid that costs 13 ms per
+// substep at 100^3, 2.5 % of a paper dam break substep); empty without liquid.
 std::vector<Load> obstacle_loads(const SimState& state);
 
 }  // namespace fsicut::sim

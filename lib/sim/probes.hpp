@@ -13,7 +13,13 @@
 //             the line first leaves the liquid into air (the liquid SDF,
 //             interpolated at the segment's x, z on the cell-centre levels and
 //             linearly between them, crosses from < 0 to >= 0): the top of the
-//             water standing on the bottom. Spray and drops above it are
+//             water standing on the bottom. Between two cell-centre levels the
+//             height within them comes from the particles' smoothed liquid
+//             fraction summed up the column around the crossing (exact for a
+//             surface flat over 3 cells, wherever it lies in its cell; the
+//             crossing alone is up to 0.05 cell off); the crossing itself at
+//             the segment's ends or when those cells reach into a solid.
+//             Spray and drops above it are
 //             ignored, a solid below it (dry or inside the SDF's extension
 //             into solids) does not count, an air pocket inside the column
 //             ends it there. The segment's top when the liquid reaches it,
