@@ -15,10 +15,13 @@
 // dofs) on a 16^3 grid about 50 s per substep, and one of 4,072 nodes 34 s
 // on a machine running 5 times slower than idle (about 7 s idle), which
 // fits dofs^1.5 (sparse Cholesky of a 3-D mesh grows between n^(4/3) fill and
-// n^2 work); a reduced body of 200 modes about 10 ms. Linear elements have a
-// third of a quadratic element's couplings per node, so a third of its
-// coefficient (not measured separately). It is a scale, within a factor of
-// about 3 of what an idle machine takes; loaded machines take longer.
+// n^2 work); a reduced body of 200 modes about 10 ms. Linear elements: a box
+// of 20^3 cells (9,261 nodes, 27,783 dofs) half under water on a 16^3 grid,
+// 27.8 s per substep on 2 idle cores (the products of (33) and the
+// factorization). A tetrahedralized box has more tets per node than the
+// sphere, so per dof the linear coefficient comes out above the quadratic
+// one. It is a scale, within a factor of about 3 of what an idle machine
+// takes; loaded machines take longer.
 #include <string>
 #include <vector>
 
@@ -28,7 +31,7 @@ namespace fsicut::sim {
 
 inline constexpr double CELL_SECONDS = 4.5e-7;
 inline constexpr double QUADRATIC_DOF_SECONDS = 4.2e-6;
-inline constexpr double LINEAR_DOF_SECONDS = 1.4e-6;
+inline constexpr double LINEAR_DOF_SECONDS = 6.0e-6;
 inline constexpr double MODE_SECONDS = 1.25e-9;
 // Past this estimate [s] --validate and the run's start warn: a stop request
 // (a farm's grace period is often 30-60 s) and every progress line wait long.
