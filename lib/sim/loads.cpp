@@ -141,8 +141,18 @@ std::vector<Load> obstacle_loads(const SimState& state) {
   std::vector<Load> out(state.obstacle_surfaces.size());
   if (!state.liquid || out.empty()) return out;
   const fluid::Liquid& liquid = *state.liquid;
-  const cutcell::ActiveCells active = near_active_cells(liquid, state.obstacle_surfaces);
+  // With split cells the projection's own numbering, whose further regions
+  // index Liquid::region_pressure: a patch on a wall's second side reads its
+  // region's pressure, not none.
+  const cutcell::ActiveCells active =
+      liquid.split.empty() ? near_active_cells(liquid, state.obstacle_surfaces)
+                           : cutcell::find_active_cells(liquid.grid, liquid.liquid_phi, liquid.fractions, liquid.split);
   if (active.count() == 0) return out;
+  const auto pressure = [&](int u) {
+    if (u < active.whole) return liquid.pressure[active.cells[static_cast<std::size_t>(u)]];
+    const std::size_t r = static_cast<std::size_t>(u - active.whole);
+    return r < liquid.region_pressure.size() ? liquid.region_pressure[r] : Real(0);
+  };
   for (std::size_t o = 0; o < out.size(); ++o) {
     const ObstacleSurface& s = state.obstacle_surfaces[o];
     for (const cutcell::SurfacePatch& q : s.patches) {
@@ -153,7 +163,7 @@ std::vector<Load> obstacle_loads(const SimState& state) {
       const PressureStencil stencil = patch_pressure_stencil(state, active, q.cell, centroid, q.normal);
       Real p = 0;
       for (int n = 0; n < stencil.size; ++n)
-        p += stencil.weight[n] * liquid.pressure[active.cells[static_cast<std::size_t>(stencil.row[n])]];
+        p += stencil.weight[n] * pressure(stencil.row[n]);
       const Vec3 f = p * q.area * q.normal;
       out[o].force += f;
       out[o].torque += (centroid - s.centre).cross(f);

@@ -87,7 +87,9 @@ std::vector<ObstacleSurface> obstacle_load_surfaces(const std::vector<scene::Sha
 // Each obstacle's load from the liquid's pressure (after stage 5: the active
 // cells are those of liquid_phi and the fractions, decided only at the
 // obstacles' `near` cells; why: over the whole grid that costs 13 ms per
-// substep at 100^3, 2.5 % of a paper dam break substep); empty without liquid.
+// substep at 100^3, 2.5 % of a paper dam break substep; with split cells over
+// the whole grid, as the projection numbered them, so that a patch on a thin
+// wall's second side reads its region's pressure); empty without liquid.
 std::vector<Load> obstacle_loads(const SimState& state);
 
 }  // namespace fsicut::sim

@@ -81,6 +81,26 @@ TEST_SUITE("sim") {
     CHECK(Vec3(force.x(), 0, force.z()).norm() < 0.01 * weight);
   }
 
+  TEST_CASE("loads: a wall thinner than a cell with water on its far side feels the hydrostatic push") {
+    // A wall 0.1 cells thick inside the cells x = 0.4 .. 0.5 m, water 0.5 m
+    // deep on its +x side only: in those split cells the water is the second
+    // region (numbered after the dry sliver that touches the -x face), and the
+    // wall's wetted face lies in them. Expected: rho g h^2 / 2 per metre of
+    // width, pushing towards -x. Before the loads read the split cells' second
+    // regions, that whole face read 0 Pa.
+    sim::SimState state = test::coupled_state(R"({
+      "grid": { "resolution": [10, 10, 2], "cell_size": 0.1 },
+      "fluid": { "regions": [ { "type": "box", "min": [0.45, 0, 0], "max": [1, 0.5, 0.2] } ] },
+      "obstacles": [ { "type": "box", "min": [0.44, -0.1, -0.1], "max": [0.45, 1.1, 0.3] } ] })");
+    const json record = run_frames(state, 2);
+    REQUIRE(!state.liquid->split.empty());
+    const Real expected = -RHO * G * 0.5 * 0.5 / 2 * 0.2;
+    const Vec3 force = vec(record["obstacles"][0]["fluid_force"]);
+    MESSAGE("fluid_force (" << force.transpose() << ") N, rho g h^2 w / 2 = " << -expected << " N ("
+                            << 100 * (force.x() / expected - 1) << " %)");
+    CHECK(std::abs(force.x() / expected - 1) < 0.01);
+  }
+
   TEST_CASE("loads: static obstacles in still water feel only the hydrostatic force") {
     // A box and a sphere obstacle under water: buoyancy rho g V up, nothing
     // sideways, no torque about their centres; still so after a few frames.
