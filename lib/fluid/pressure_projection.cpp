@@ -14,12 +14,11 @@ namespace {
 constexpr int NEIGHBOUR_AXIS[6] = {2, 1, 0, 0, 1, 2};
 constexpr int NEIGHBOUR_SIDE[6] = {-1, -1, -1, 1, 1, 1};
 
-// Marks every group of active cells (connected through open faces) that has no
-// free-surface face. Returns one representative cell (its first unknown) per group.
-std::vector<int> groups_without_air(const cutcell::ActiveCells& active,
-                                    const grid::Array3<Real>& liquid_phi,
-                                    const cutcell::FaceFractions& fractions) {
-  const int n = active.count();
+// The first unknown of every group of unknowns 0..n-1 in which none touches
+// air. visit(r, join) calls join(next) for each unknown r is joined to and
+// returns whether r touches air.
+template <class Visit>
+std::vector<int> closed_groups(int n, Visit&& visit) {
   std::vector<int> group(n, -1);
   std::vector<int> stack, result;
   for (int seed = 0; seed < n; ++seed) {
@@ -30,26 +29,41 @@ std::vector<int> groups_without_air(const cutcell::ActiveCells& active,
     while (!stack.empty()) {
       const int r = stack.back();
       stack.pop_back();
-      const Vec3i c = liquid_phi.coord(active.cells[r]);
-      for (int q = 0; q < 6; ++q) {
-        const int axis = NEIGHBOUR_AXIS[q], side = NEIGHBOUR_SIDE[q];
-        if (cutcell::cell_face_fraction(fractions, axis, side, c) <= 0) continue;
-        Vec3i nb = c;
-        nb[axis] += side;
-        const int rn = active.row(nb);
-        if (rn < 0) {
-          has_air = true;
-        } else if (group[rn] < 0) {
-          group[rn] = seed;
-          stack.push_back(rn);
-        }
-      }
+      const bool air = visit(r, [&](int next) {
+        if (group[next] >= 0) return;
+        group[next] = seed;
+        stack.push_back(next);
+      });
+      has_air = has_air || air;
     }
     if (!has_air) result.push_back(seed);
   }
   return result;
 }
 
+// Every group of active cells (connected through open faces) that has no
+// free-surface face: one representative cell (its first unknown) per group.
+std::vector<int> groups_without_air(const cutcell::ActiveCells& active,
+                                    const grid::Array3<Real>& liquid_phi,
+                                    const cutcell::FaceFractions& fractions) {
+  return closed_groups(active.count(), [&](int r, auto&& join) {
+    const Vec3i c = liquid_phi.coord(active.cells[r]);
+    bool air = false;
+    for (int q = 0; q < 6; ++q) {
+      const int axis = NEIGHBOUR_AXIS[q], side = NEIGHBOUR_SIDE[q];
+      if (cutcell::cell_face_fraction(fractions, axis, side, c) <= 0) continue;
+      Vec3i nb = c;
+      nb[axis] += side;
+      const int rn = active.row(nb);
+      if (rn < 0) {
+        air = true;
+      } else {
+        join(rn);
+      }
+    }
+    return air;
+  });
+}
 
 // Pinned groups from the unknowns' links (`links[u]`: the unknowns u shares a
 // whole face or a piece with): every group without an unknown in `air` gets
@@ -60,29 +74,12 @@ std::vector<int> groups_without_air(const cutcell::ActiveCells& active,
 // constant null space of its own.
 int pin_closed_groups(linsolve::SparseMatrix& matrix, const std::vector<std::vector<int>>& links,
                       const std::vector<char>& air, Real scale) {
-  const int n = static_cast<int>(matrix.rows());
-  std::vector<int> group(n, -1), stack;
-  int pinned = 0;
-  for (int seed = 0; seed < n; ++seed) {
-    if (group[seed] >= 0) continue;
-    bool has_air = false;
-    group[seed] = seed;
-    stack.push_back(seed);
-    while (!stack.empty()) {
-      const int r = stack.back();
-      stack.pop_back();
-      has_air = has_air || air[r];
-      for (const int next : links[r])
-        if (group[next] < 0) {
-          group[next] = seed;
-          stack.push_back(next);
-        }
-    }
-    if (has_air) continue;
-    matrix.coeffRef(seed, seed) += scale;
-    ++pinned;
-  }
-  return pinned;
+  const std::vector<int> closed = closed_groups(static_cast<int>(matrix.rows()), [&](int r, auto&& join) {
+    for (const int next : links[r]) join(next);
+    return air[r] != 0;
+  });
+  for (const int seed : closed) matrix.coeffRef(seed, seed) += scale;
+  return static_cast<int>(closed.size());
 }
 
 using Entries = std::vector<std::pair<int, Real>>;
