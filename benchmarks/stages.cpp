@@ -14,7 +14,9 @@
 // factorizations), the whole PCG solve (all set-up included), its iterations,
 // the seconds per iteration (the solve less the assembly and the set-up, over
 // the iterations) and the bandwidth floor of one plain PCG iteration in bytes
-// (the matrix of (33) once and six vectors). "peak_rss_mb": the process's peak
+// (the matrix of (33) once and six vectors). "kept_setup": how often the
+// stepping's own solves kept their set-up across substeps (coupled_projection.hpp,
+// SpdWorkspace; warm-up included). "peak_rss_mb": the process's peak
 // resident memory.
 // --dump-system DIR writes the last timed substep's system (33) for other
 // solvers (Matrix Market, io/matrix_market.hpp): DIR/matrix.mtx (its lower
@@ -199,6 +201,10 @@ int main(int argc, char** argv) {
                   coupled.solve.size(), median(coupled.assembly), median(coupled.preconditioner),
                   median(coupled.solve), median(coupled.iterations), median(coupled.unknowns),
                   median(coupled.per_iteration), median(coupled.floor_bytes));
+    const fsicut::coupling::SpdWorkspace::Counts& kept = state.spd_workspace.counts();
+    std::printf(", \"kept_setup\": {\"solid_analyses_kept\": %d, \"solid_analyses_built\": %d, "
+                "\"hierarchies_kept\": %d, \"hierarchies_built\": %d}",
+                kept.solid_analyses_kept, kept.solid_analyses_built, kept.hierarchies_kept, kept.hierarchies_built);
     std::printf(", \"peak_rss_mb\": %.6g}\n", peak_rss_mb());
     if (!dump.empty()) {
       if (!last_system)

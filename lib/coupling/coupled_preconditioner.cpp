@@ -95,6 +95,9 @@ std::shared_ptr<linsolve::Multigrid> SchurPreconditioner::multigrid(SparseMatrix
     kept_->multigrid->set_lowering(lowering, std::move(wet));
     return kept_->multigrid;
   }
+  // The kept hierarchy is of other cells: let it go before the new one is
+  // built, so that two hierarchies are never held at once.
+  if (kept_) kept_->multigrid.reset();
   auto mg = std::make_shared<linsolve::Multigrid>(std::move(A11), cells, lowering, std::move(wet));
   if (kept_) {
     ++kept_->counts.hierarchies_built;
