@@ -1,6 +1,7 @@
 #include "lib/eulerian/void_step.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "lib/core/error.hpp"
@@ -94,15 +95,31 @@ linsolve::Report pressure_project(EulerianSolid& solid, const VoidStepSettings& 
   return r;
 }
 
+// The rings of nodes the step's motion needs around the solid: the solid
+// moves up to max |v| dt into the void, and the backtraces of the nodes it
+// reaches read one cell further.
+Real band_speed(const Vector& v) {
+  Real speed = 0;
+  for (Index k = 0; k + 2 < v.size(); k += 3) speed = std::max(speed, v.segment<3>(k).norm());
+  return speed;
+}
+
+int band_layers(const Vector& v, Real dt, Real dx, int band) {
+  return std::max(band, static_cast<int>(std::ceil(band_speed(v) * dt / dx)) + 2);
+}
+
 // Line 19: u = u^n + dt v^{n+1}, after carrying v^{n+1} into the band.
 void update_displacement(EulerianSolid& solid, Real dt, const VoidStepSettings& settings, const StepSystem& s) {
   solid.v.setZero();
   scatter(s.unknowns, s.v, solid.v);
   std::vector<char> has_velocity(solid.valid.size(), 0);
   for (Index node : s.unknowns.nodes) has_velocity[node] = 1;
-  extrapolate(solid.grid, solid.v, has_velocity, settings.band);
+  const int layers = band_layers(s.v, dt, solid.grid.dx, settings.band);
+  extrapolate(solid.grid, solid.v, has_velocity, layers);
+  std::vector<char> has_displacement = solid.valid;
+  extrapolate(solid.grid, solid.u, has_displacement, layers - settings.band);
   for (std::size_t n = 0; n < solid.valid.size(); ++n) {
-    solid.valid[n] = solid.valid[n] && has_velocity[n];
+    solid.valid[n] = has_displacement[n] && has_velocity[n];
     if (solid.valid[n]) solid.u.segment<3>(3 * n) += dt * solid.v.segment<3>(3 * n);
   }
 }
@@ -110,12 +127,24 @@ void update_displacement(EulerianSolid& solid, Real dt, const VoidStepSettings& 
 // Line 20: u^{n+1}(x) = u(x - dt v^{n+1}).
 void advect_displacement(EulerianSolid& solid, Real dt) { advect(solid.grid, solid.u, solid.v, dt, solid.valid); }
 
-// Line 22: the velocity advected through itself; u and v re-extended.
-void advect_velocity(EulerianSolid& solid, Real dt, const VoidStepSettings& settings) {
+// Line 22: the velocity advected through itself.
+void advect_velocity(EulerianSolid& solid, Real dt) {
   std::vector<char> valid_v = solid.valid;
   const NodeField velocity = solid.v;
   advect(solid.grid, solid.v, velocity, dt, valid_v);
   for (std::size_t n = 0; n < valid_v.size(); ++n) solid.valid[n] = solid.valid[n] && valid_v[n];
+}
+
+// After line 22: the band is fitted again from the nodes in and at the solid
+// (material distance under one cell), so that extrapolated values do not
+// linger in the band, advected from step to step, away from the solid they
+// continue.
+void refit_band(EulerianSolid& solid, const VoidStepSettings& settings) {
+  for (Index n = 0; n < node_count(solid.grid); ++n) {
+    if (!solid.valid[n]) continue;
+    const Vec3 x = solid.grid.origin + solid.grid.dx * node_coord(solid.grid, n).cast<Real>();
+    solid.valid[n] = material_distance(solid.shape, x - node_value(solid.u, n)) < solid.grid.dx;
+  }
   std::vector<char> valid_u = solid.valid;
   extrapolate(solid.grid, solid.u, valid_u, settings.band);
   extrapolate(solid.grid, solid.v, solid.valid, settings.band);
@@ -146,9 +175,13 @@ VoidStepReport step_in_void(EulerianSolid& solid, Real dt, const VoidStepSetting
   }
   update_displacement(solid, dt, settings, s);
   advect_displacement(solid, dt);
-  advect_velocity(solid, dt, settings);
+  advect_velocity(solid, dt);
+  refit_band(solid, settings);
   if (!solid.u.allFinite() || !solid.v.allFinite())
     throw SimulationError("eulerian solid: the displacement or velocity is not finite");
+  if (!s.state.points.empty() && std::find(solid.valid.begin(), solid.valid.end(), 1) == solid.valid.end())
+    throw SimulationError("eulerian solid: no grid node maps into the solid's material any more (the step blew up)");
+  report.max_speed = band_speed(s.v);
   report.unknowns = s.unknowns.size();
   report.constraints = s.J.rows();
   report.inverted = s.state.inverted;

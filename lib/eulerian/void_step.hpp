@@ -105,14 +105,15 @@ struct VoidStepReport {
   Index inverted = 0;     // Gauss points with det F <= 0
   Real elastic_energy = 0;  // at the start of the step [J]
   Real volume = 0;          // world volume at the start of the step [m^3]
+  Real max_speed = 0;       // max |v^{n+1}| over the unknowns [m/s]
   Real divergence = 0;      // |J v^{n+1} - b| / |J v* - b| over the constrained cells (0 when J v* = b)
 };
 
 // Line 1: min(max_dt, cfl * dx / max |v|) [s].
 Real cfl_time_step(const EulerianSolid& solid, Real cfl, Real max_dt);
 
-// Advances `solid` by dt [s]. Throws SimulationError when a solve fails or the
-// state stops being finite.
+// Advances `solid` by dt [s]. Throws SimulationError when a solve fails, the
+// state stops being finite or no node maps into the material any more.
 VoidStepReport step_in_void(EulerianSolid& solid, Real dt, const VoidStepSettings& settings);
 
 // The kinetic energy 1/2 sum m v^2 with the solid's current lumped masses [J].
