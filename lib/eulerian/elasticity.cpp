@@ -78,6 +78,47 @@ ElementMatrix element_stiffness(const ElasticState& state, Index c) {
   return Ke;
 }
 
+// The 27 neighbours of a node (itself included), slot (dx+1) + 3 (dy+1) + 9 (dz+1):
+// increasing slots are increasing node indices, so increasing unknowns.
+constexpr int NEIGHBOURS = 27;
+using NeighbourRanks = std::array<int, NEIGHBOURS>;
+
+int neighbour_slot(const Vec3i& d) { return (d.x() + 1) + 3 * (d.y() + 1) + 9 * (d.z() + 1); }
+
+// K's pattern: every unknown couples to the unknowns among its 27 neighbours
+// (the nodes it shares a cell with), 3 x 3 entries each, zero-valued; rows
+// sorted. ranks[k][slot]: the place of that neighbour among unknown k's
+// neighbouring unknowns (-1: not an unknown), so row 3k+i holds column 3m+j
+// of the neighbour of rank r at outer(3k+i) + 3r + j.
+linsolve::SparseMatrix stencil_pattern(const grid::MacGrid& grid, const Unknowns& unknowns,
+                                       std::vector<NeighbourRanks>& ranks) {
+  const Index n = unknowns.size();
+  ranks.assign(static_cast<std::size_t>(n), NeighbourRanks());
+  std::vector<std::vector<int>> columns(static_cast<std::size_t>(n));
+  const Vec3i shape = grid.node_shape();
+  for (Index k = 0; k < n; ++k) {
+    const Vec3i node = node_coord(grid, unknowns.nodes[k]);
+    int rank = 0;
+    for (int slot = 0; slot < NEIGHBOURS; ++slot) {
+      const Vec3i other = node + Vec3i(slot % 3 - 1, (slot / 3) % 3 - 1, slot / 9 - 1);
+      const bool inside = (other.array() >= 0).all() && (other.array() < shape.array()).all();
+      const Index m = inside ? unknowns.of_node[node_index(grid, other)] : -1;
+      ranks[k][slot] = m < 0 ? -1 : rank++;
+      if (m >= 0) columns[k].push_back(static_cast<int>(m));
+    }
+  }
+  linsolve::SparseMatrix K(3 * n, 3 * n);
+  Eigen::VectorXi per_row(3 * n);
+  for (Index k = 0; k < n; ++k) per_row.segment<3>(3 * k).setConstant(3 * static_cast<int>(columns[k].size()));
+  K.reserve(per_row);
+  for (Index k = 0; k < n; ++k)
+    for (int i = 0; i < 3; ++i)
+      for (int m : columns[k])
+        for (int j = 0; j < 3; ++j) K.insert(3 * k + i, 3 * m + j) = 0;
+  K.makeCompressed();
+  return K;
+}
+
 }  // namespace
 
 ElasticState evaluate_elasticity(const grid::MacGrid& grid, const NodeField& u, const std::vector<char>& valid,
@@ -144,24 +185,22 @@ linsolve::SparseMatrix assemble_stiffness(const grid::MacGrid& grid, const Elast
   const Index cells = static_cast<Index>(state.cells.size());
   std::vector<ElementMatrix, Eigen::aligned_allocator<ElementMatrix>> blocks(static_cast<std::size_t>(cells));
   parallel_for_from(MIN_PARALLEL_POINTS / GAUSS_POINTS, cells, [&](Index c) { blocks[c] = element_stiffness(state, c); });
-  std::vector<Eigen::Triplet<Real, int>> triplets;
-  triplets.reserve(static_cast<std::size_t>(cells) * 3 * CORNERS * 3 * CORNERS);
-  for (Index c = 0; c < cells; ++c) {
-    Index row_unknown[CORNERS];
-    for (int q = 0; q < CORNERS; ++q) row_unknown[q] = unknowns.of_node[corner_node(grid, state.cells[c], q)];
+  std::vector<NeighbourRanks> ranks;
+  linsolve::SparseMatrix K = stencil_pattern(grid, unknowns, ranks);
+  Real* values = K.valuePtr();
+  const int* rows = K.outerIndexPtr();
+  // Serial: neighbouring cells add into the same entries.
+  for (Index c = 0; c < cells; ++c)
     for (int q = 0; q < CORNERS; ++q) {
-      if (row_unknown[q] < 0) continue;
+      const Index row = unknowns.of_node[corner_node(grid, state.cells[c], q)];
+      if (row < 0) continue;
       for (int b = 0; b < CORNERS; ++b) {
-        if (row_unknown[b] < 0) continue;
+        const int rank = ranks[row][neighbour_slot(corner_offset(b) - corner_offset(q))];
+        if (rank < 0) continue;
         for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j)
-            triplets.emplace_back(static_cast<int>(3 * row_unknown[q] + i), static_cast<int>(3 * row_unknown[b] + j),
-                                  blocks[c](3 * q + i, 3 * b + j));
+          for (int j = 0; j < 3; ++j) values[rows[3 * row + i] + 3 * rank + j] += blocks[c](3 * q + i, 3 * b + j);
       }
     }
-  }
-  linsolve::SparseMatrix K(unknowns.dofs(), unknowns.dofs());
-  K.setFromTriplets(triplets.begin(), triplets.end());
   return K;
 }
 
