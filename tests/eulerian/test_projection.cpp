@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <random>
 
 #include "lib/eulerian/elasticity.hpp"
@@ -98,5 +99,49 @@ TEST_CASE("eulerian projection: Eqs. 12-13 remove the divergence to the pressure
     CHECK((J * v).norm() <= tolerance * (J * v_star).norm() * (1 + 1e-9));
     // The correction is M-orthogonal to divergence-free fields: kinetic energy only drops.
     CHECK(v.dot(mass.cwiseProduct(v)) < v_star.dot(mass.cwiseProduct(v_star)));
+  }
+}
+
+TEST_CASE("eulerian projection: the volume drift rate undoes a uniform compression in one step") {
+  // x = 0.8^(1/3) x_bar in every direction: det F = 0.8 at every point, full cells.
+  const grid::MacGrid g = test::cube_grid(3, 0.2);
+  const Real scale = std::cbrt(0.8);
+  const NodeField u = test::sample_field(g, [&](const Vec3& x) { return Vec3(x - x / scale); });
+  const ElasticState s = evaluate_elasticity(g, u, test::all_valid(g), test::everywhere(g), lame_from_young(1e5, 0.3));
+  REQUIRE(s.cells.size() == 27);
+  const Real dt = 0.01;
+  const Vector b = volume_drift_rates(g, s, dt, 0.5);
+  // 0.5 / dt * dx^3 * (-ln 0.8) per cell: expand.
+  const Real expected = 0.5 / dt * 0.008 * -std::log(0.8);
+  CHECK((b.array() - expected).abs().maxCoeff() < 1e-12 * expected);
+  CHECK(volume_drift_rates(g, s, dt, 0).norm() == 0);
+}
+
+TEST_CASE("eulerian projection: the correction through G (Eq. 13 as printed) is the mass correction when G = M") {
+  const grid::MacGrid g = test::cube_grid(6, 1.0 / 6);
+  const ElasticState s = evaluate_elasticity(g, zero_field(g), test::all_valid(g), test::ball(g, Vec3(0.5, 0.5, 0.5), 0.3),
+                                             lame_from_young(1e5, 0.3));
+  const std::vector<Real> node_mass = lumped_masses(g, s, 1000);
+  const Unknowns unknowns = make_unknowns(g, node_mass);
+  const Vector mass = gather_mass(unknowns, node_mass);
+  const linsolve::SparseMatrix J = divergence_matrix(g, s.cells, unknowns);
+  linsolve::SparseMatrix G(mass.size(), mass.size());
+  for (Index i = 0; i < mass.size(); ++i) G.insert(i, i) = mass[i];
+  std::mt19937 rng(2);
+  const Vector v_star = gather(unknowns, test::random_field(g, rng));
+  ProjectionSettings settings;
+  Vector p;
+  solve_pressure(J, mass, Vector::Zero(J.rows()), v_star, p, settings);
+  Vector by_mass = v_star, by_system = v_star;
+  correct_velocity(J, mass, G, p, by_mass, settings);
+  settings.correction = Correction::system;
+  const linsolve::Report r = correct_velocity(J, mass, G, p, by_system, settings);
+  CHECK(r.converged);
+  CHECK((by_mass - by_system).norm() < 1e-10 * by_mass.norm());
+  // Walls are not unknowns: no node on the domain boundary carries a velocity.
+  for (Index node : unknowns.nodes) {
+    const Vec3i c = node_coord(g, node);
+    CHECK((c.array() > 0).all());
+    CHECK((c.array() < 6).all());
   }
 }
