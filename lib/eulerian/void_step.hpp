@@ -64,7 +64,8 @@
 // not depend on it; the FLIP particles of lines 13 and 18 are its remedy.
 //
 // The domain walls are no-slip (unknowns.hpp). Velocities and displacements
-// are kept in a band of nodes around the solid (advection.hpp).
+// are kept in a band of nodes around the solid (advection.hpp,
+// VoidStepSettings::band).
 #include <vector>
 
 #include "lib/eulerian/corotated.hpp"
@@ -100,7 +101,10 @@ struct VoidStepSettings {
   ProjectionSettings projection;
   bool incompressible = true;  // lines 10-11 on (the paper's solids are incompressible)
   Vec3 gravity = Vec3::Zero();  // [m/s^2]
-  int band = 3;                 // layers of nodes kept around the solid (>= CFL number + 1)
+  // Rings of nodes kept around the solid between steps, refitted every step
+  // from the nodes within one cell of the material; a step that moves further
+  // widens them to ceil(max |v| dt / dx) + 2 for its advection.
+  int band = 3;
 };
 
 struct VoidStepReport {
