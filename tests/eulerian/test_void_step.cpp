@@ -165,3 +165,26 @@ TEST_CASE("eulerian void step: a ball translating one cell per step for 1 s stay
   CHECK(energy < 1e-6 * kinetic);
   CHECK(centroid(solid).x() == doctest::Approx(c.x() + 24 * g.dx).epsilon(1e-3));
 }
+
+TEST_CASE("eulerian void step: gravity accelerates a ball uniformly, without straining it") {
+  // After N steps of semi-implicit Euler, v = N g dt and the solid has moved
+  // sum_k dt (k g dt) = g dt^2 N (N + 1) / 2.
+  const grid::MacGrid g = test::cube_grid(24, 1.0 / 24);
+  const Vec3 c(0.5, 0.75, 0.5);
+  const Real dt = 1.0 / 24;
+  EulerianSolid solid = make_solid(g, test::ball(g, c, 4.0 / 24), lame_from_young(1e5, 0.3), 1000,
+                                   [](const Vec3& x) { return x; });
+  VoidStepSettings settings;
+  settings.gravity = Vec3(0, -9.81, 0);
+  const int steps = 6;
+  Real energy = 0;
+  for (int step = 0; step < steps; ++step) energy = std::max(energy, step_in_void(solid, dt, settings).elastic_energy);
+  const Real drop = c.y() - centroid(solid).y();
+  const Real speed = steps * 9.81 * dt;
+  MESSAGE("drop " << drop << " m, largest elastic energy " << energy << " J");
+  CHECK(drop == doctest::Approx(9.81 * dt * dt * steps * (steps + 1) / 2).epsilon(1e-3));
+  CHECK(kinetic_energy(solid) == doctest::Approx(0.5 * 1000 * volume(solid) * speed * speed).epsilon(0.02));
+  // The issue's drift bound; the velocity solve's 1e-3 tolerance leaves a
+  // slightly non-uniform v* (measured: 1.7e-7 of the kinetic energy).
+  CHECK(energy < 1e-6 * kinetic_energy(solid));
+}
