@@ -20,8 +20,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bottom to top: a folder may include its own and the folders before it.
-const std::vector<std::string> LAYERS = {"core", "linsolve", "mesh", "grid",       "levelset", "cutcell", "solid",
-                                         "fluid", "coupling", "io",  "checkpoint", "scene",    "sim"};
+const std::vector<std::string> LAYERS = {"core",     "linsolve", "mesh", "grid",       "levelset", "cutcell", "solid",
+                                         "fluid",    "eulerian", "coupling", "io", "checkpoint", "scene",  "sim"};
 
 // Who may use scene types: the scene folder itself and the driver above it.
 const std::vector<std::string> KNOW_THE_SCENE = {"scene", "sim"};

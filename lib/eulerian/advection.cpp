@@ -1,0 +1,102 @@
+#include "lib/eulerian/advection.hpp"
+
+#include <Eigen/QR>
+#include <utility>
+
+#include "lib/core/parallel.hpp"
+
+namespace fsicut::eulerian {
+
+namespace {
+
+// How far (in nodes, per axis) the affine fit looks for valid nodes.
+constexpr int FIT_RADIUS = 2;
+// Relative pivot threshold under which the fit's design matrix counts as
+// rank-deficient (the valid nodes nearly coplanar): the mean is used then.
+constexpr Real FIT_RANK_THRESHOLD = 1e-6;
+constexpr Index MIN_PARALLEL_NODES = 256;
+
+bool in_grid(const grid::MacGrid& grid, const Vec3i& c) {
+  for (int a = 0; a < 3; ++a)
+    if (c[a] < 0 || c[a] > grid.resolution[a]) return false;
+  return true;
+}
+
+bool touches_valid(const grid::MacGrid& grid, const std::vector<char>& valid, const Vec3i& c) {
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const Vec3i n = c + Vec3i(dx, dy, dz);
+        if (in_grid(grid, n) && valid[node_index(grid, n)]) return true;
+      }
+  return false;
+}
+
+Vec3 fitted_value(const grid::MacGrid& grid, const NodeField& field, const std::vector<char>& valid, const Vec3i& c) {
+  std::vector<Vec3> offsets, values;
+  for (int dz = -FIT_RADIUS; dz <= FIT_RADIUS; ++dz)
+    for (int dy = -FIT_RADIUS; dy <= FIT_RADIUS; ++dy)
+      for (int dx = -FIT_RADIUS; dx <= FIT_RADIUS; ++dx) {
+        const Vec3i n = c + Vec3i(dx, dy, dz);
+        if (!in_grid(grid, n) || !valid[node_index(grid, n)]) continue;
+        offsets.emplace_back(dx, dy, dz);
+        values.push_back(node_value(field, node_index(grid, n)));
+      }
+  const Index count = static_cast<Index>(offsets.size());
+  Vec3 mean = Vec3::Zero();
+  for (const Vec3& v : values) mean += v / static_cast<Real>(count);
+  if (count < 4) return mean;
+  Eigen::MatrixXd design(count, 4), rhs(count, 3);
+  for (Index i = 0; i < count; ++i) {
+    design.row(i) << 1, offsets[i].transpose();
+    rhs.row(i) = values[i].transpose();
+  }
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
+  qr.setThreshold(FIT_RANK_THRESHOLD);
+  if (qr.rank() < 4) return mean;
+  const Eigen::MatrixXd coefficients = qr.solve(rhs);
+  return coefficients.row(0).transpose();
+}
+
+}  // namespace
+
+void extrapolate(const grid::MacGrid& grid, NodeField& field, std::vector<char>& valid, int layers) {
+  const Index n = node_count(grid);
+  for (int layer = 0; layer < layers; ++layer) {
+    std::vector<Index> ring;
+    for (Index node = 0; node < n; ++node)
+      if (!valid[node] && touches_valid(grid, valid, node_coord(grid, node))) ring.push_back(node);
+    if (ring.empty()) return;
+    std::vector<Vec3> values(ring.size());
+    parallel_for_from(MIN_PARALLEL_NODES, static_cast<Index>(ring.size()),
+                      [&](Index r) { values[r] = fitted_value(grid, field, valid, node_coord(grid, ring[r])); });
+    for (std::size_t r = 0; r < ring.size(); ++r) {
+      field.segment<3>(3 * ring[r]) = values[r];
+      valid[ring[r]] = 1;
+    }
+  }
+}
+
+void advect(const grid::MacGrid& grid, NodeField& field, const NodeField& velocity, Real dt, std::vector<char>& valid) {
+  const Index n = node_count(grid);
+  NodeField out = field;
+  std::vector<char> still(valid);
+  parallel_for_from(MIN_PARALLEL_NODES, n, [&](Index node) {
+    if (!valid[node]) return;
+    const Vec3 x = grid.node_position(0, 0, 0) + grid.dx * node_coord(grid, node).cast<Real>();
+    const Vec3 mid = x - 0.5 * dt * node_value(velocity, node);
+    const Vec3 back = x - dt * interpolate(grid, velocity, mid);
+    Vec3 xi;
+    const Vec3i cell = locate(grid, back, xi);
+    for (int q = 0; q < CORNERS; ++q)
+      if (!valid[corner_node(grid, cell, q)]) {
+        still[node] = 0;
+        return;
+      }
+    out.segment<3>(3 * node) = interpolate(grid, field, back);
+  });
+  field = std::move(out);
+  valid = std::move(still);
+}
+
+}  // namespace fsicut::eulerian

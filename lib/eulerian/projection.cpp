@@ -1,0 +1,113 @@
+#include "lib/eulerian/projection.hpp"
+
+#include <cmath>
+
+#include "lib/linsolve/sparse.hpp"
+
+namespace fsicut::eulerian {
+
+namespace {
+
+Real corner_sign(int q, int axis) { return ((q >> axis) & 1) ? 1.0 : -1.0; }
+
+template <class F>
+void each_cell(const grid::MacGrid& grid, const F& body) {
+  for (int k = 0; k < grid.resolution.z(); ++k)
+    for (int j = 0; j < grid.resolution.y(); ++j)
+      for (int i = 0; i < grid.resolution.x(); ++i) body(Vec3i(i, j, k));
+}
+
+}  // namespace
+
+Vector divergence(const grid::MacGrid& grid, const NodeField& v) {
+  Vector out = Vector::Zero(grid.cell_count());
+  const Real scale = grid.dx * grid.dx / 4;
+  each_cell(grid, [&](const Vec3i& c) {
+    Real sum = 0;
+    for (int q = 0; q < CORNERS; ++q) {
+      const Vec3 value = node_value(v, corner_node(grid, c, q));
+      for (int a = 0; a < 3; ++a) sum += corner_sign(q, a) * value[a];
+    }
+    out[cell_index(grid, c)] = scale * sum;
+  });
+  return out;
+}
+
+NodeField divergence_transpose(const grid::MacGrid& grid, const Vector& p) {
+  NodeField out = zero_field(grid);
+  const Real scale = grid.dx * grid.dx / 4;
+  each_cell(grid, [&](const Vec3i& c) {
+    const Real value = scale * p[cell_index(grid, c)];
+    for (int q = 0; q < CORNERS; ++q) {
+      const Index n = corner_node(grid, c, q);
+      for (int a = 0; a < 3; ++a) out[3 * n + a] += corner_sign(q, a) * value;
+    }
+  });
+  return out;
+}
+
+linsolve::SparseMatrix divergence_matrix(const grid::MacGrid& grid, const std::vector<Vec3i>& cells,
+                                         const Unknowns& unknowns) {
+  std::vector<Eigen::Triplet<Real, int>> triplets;
+  triplets.reserve(cells.size() * 3 * CORNERS);
+  const Real scale = grid.dx * grid.dx / 4;
+  for (std::size_t r = 0; r < cells.size(); ++r)
+    for (int q = 0; q < CORNERS; ++q) {
+      const Index k = unknowns.of_node[corner_node(grid, cells[r], q)];
+      if (k < 0) continue;
+      for (int a = 0; a < 3; ++a)
+        triplets.emplace_back(static_cast<int>(r), static_cast<int>(3 * k + a), scale * corner_sign(q, a));
+    }
+  linsolve::SparseMatrix J(static_cast<Index>(cells.size()), unknowns.dofs());
+  J.setFromTriplets(triplets.begin(), triplets.end());
+  return J;
+}
+
+Vector volume_drift_rates(const grid::MacGrid& grid, const ElasticState& state, Real dt, Real relaxation) {
+  const Index cells = static_cast<Index>(state.cells.size());
+  Vector b = Vector::Zero(cells);
+  if (relaxation == 0) return b;
+  const Real share = GAUSS_WEIGHT * grid.dx * grid.dx * grid.dx;
+  for (Index c = 0; c < cells; ++c)
+    for (Index k = state.first[c]; k < state.first[c + 1]; ++k) {
+      const QuadraturePoint& p = state.points[k];
+      // det F = (dx^3 / 8) / V_g at the point (deformation.hpp, elasticity.hpp).
+      b[c] += p.fraction * share * std::log(p.reference_volume / share);
+    }
+  return relaxation / dt * b;
+}
+
+linsolve::Report solve_pressure(const linsolve::SparseMatrix& J, const Vector& mass, const Vector& b,
+                                const Vector& v_star, Vector& p, const ProjectionSettings& settings) {
+  if (J.rows() == 0) {
+    p.resize(0);
+    return linsolve::nothing_to_solve();
+  }
+  linsolve::SparseMatrix JM = J * mass.cwiseInverse().asDiagonal();
+  const linsolve::SparseMatrix A = linsolve::product(JM, linsolve::transposed(J));
+  linsolve::PcgSettings pcg;
+  pcg.tolerance = settings.tolerance;
+  pcg.max_iterations = settings.max_iterations;
+  pcg.preconditioner = linsolve::Preconditioner::jacobi;
+  if (p.size() != J.rows()) p.setZero(J.rows());
+  return linsolve::solve_pcg(A, J * v_star - b, p, pcg);
+}
+
+linsolve::Report correct_velocity(const linsolve::SparseMatrix& J, const Vector& mass, const linsolve::SparseMatrix& G,
+                                  const Vector& p, Vector& v, const ProjectionSettings& settings) {
+  if (J.rows() == 0) return linsolve::nothing_to_solve();
+  const Vector impulse = J.transpose() * p;
+  Vector delta = impulse.cwiseQuotient(mass);
+  linsolve::Report report = linsolve::nothing_to_solve();
+  if (settings.correction == Correction::system) {
+    linsolve::PcgSettings pcg;
+    pcg.tolerance = settings.correction_tolerance;
+    pcg.max_iterations = settings.max_iterations;
+    pcg.preconditioner = linsolve::Preconditioner::jacobi;
+    report = linsolve::solve_pcg(G, impulse, delta, pcg);
+  }
+  v -= delta;
+  return report;
+}
+
+}  // namespace fsicut::eulerian

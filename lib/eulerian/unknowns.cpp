@@ -1,0 +1,37 @@
+#include "lib/eulerian/unknowns.hpp"
+
+namespace fsicut::eulerian {
+
+Unknowns make_unknowns(const grid::MacGrid& grid, const std::vector<Real>& node_mass) {
+  Unknowns out;
+  const Index n = node_count(grid);
+  out.of_node.assign(static_cast<std::size_t>(n), -1);
+  for (Index node = 0; node < n; ++node) {
+    if (!(node_mass[node] > 0)) continue;
+    const Vec3i c = node_coord(grid, node);
+    bool wall = false;
+    for (int a = 0; a < 3; ++a) wall = wall || c[a] == 0 || c[a] == grid.resolution[a];
+    if (wall) continue;
+    out.of_node[node] = out.size();
+    out.nodes.push_back(node);
+  }
+  return out;
+}
+
+Vector gather(const Unknowns& unknowns, const NodeField& field) {
+  Vector out(unknowns.dofs());
+  for (Index k = 0; k < unknowns.size(); ++k) out.segment<3>(3 * k) = field.segment<3>(3 * unknowns.nodes[k]);
+  return out;
+}
+
+void scatter(const Unknowns& unknowns, const Vector& values, NodeField& field) {
+  for (Index k = 0; k < unknowns.size(); ++k) field.segment<3>(3 * unknowns.nodes[k]) = values.segment<3>(3 * k);
+}
+
+Vector gather_mass(const Unknowns& unknowns, const std::vector<Real>& node_mass) {
+  Vector out(unknowns.dofs());
+  for (Index k = 0; k < unknowns.size(); ++k) out.segment<3>(3 * k).setConstant(node_mass[unknowns.nodes[k]]);
+  return out;
+}
+
+}  // namespace fsicut::eulerian
