@@ -1,5 +1,6 @@
 // Assembling the coupled systems of coupled_projection.hpp: F + U U^T, the
 // indefinite (19) and the alpha-scaled SPD (33).
+#include <memory>
 #include <vector>
 
 #include <Eigen/SparseCore>
@@ -97,18 +98,27 @@ Vector indefinite_rhs(const CoupledSystem& sys) {
 }
 
 SpdSystem spd_system(const CoupledSystem& sys, const CoupledSettings& settings) {
+  std::shared_ptr<const SolidProductPattern> pattern;
+  return spd_system(sys, settings, pattern);
+}
+
+SpdSystem spd_system(const CoupledSystem& sys, const CoupledSettings& settings,
+                     std::shared_ptr<const SolidProductPattern>& pattern, bool* built) {
   const int np = sys.cells(), nv = sys.dofs();
   const SolidSplit z = split_solid(sys.solid, settings.sigma);
   const SparseMatrix& J = sys.coupling;
   const Vector w = -sys.solid.rhs;
+
+  const bool fits = pattern && pattern->fits(z.z2);
+  if (!fits) pattern = std::make_shared<const SolidProductPattern>(z.z2);
+  if (built) *built = !fits;
 
   // J Z1^-1 is J with its columns scaled.
   const SparseMatrix J_z1 = J * z.z1_inverse.asDiagonal();
   // F is exactly symmetric (assembled face by face), so only the product needs it.
   const SparseMatrix A11 = linsolve::sum(sys.fluid, symmetric_part(linsolve::product(J_z1, linsolve::transposed(J))));
   const SparseMatrix A12 = -linsolve::product(J_z1, z.z2);
-  const SparseMatrix A22 =
-      symmetric_part(linsolve::sum(z.z2, linsolve::product(SparseMatrix(z.z2 * z.z1_inverse.asDiagonal()), z.z2)));
+  const SparseMatrix A22 = pattern->lowered(z.z2, z.z1_inverse);
   const Vector b1 = sys.fluid_rhs + J_z1 * w;
   const Vector b2 = -(z.z2 * z.z1_inverse.cwiseProduct(w));
 

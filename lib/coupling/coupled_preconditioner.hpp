@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lib/coupling/coupled_projection.hpp"
+#include "lib/coupling/coupled_solid_block.hpp"
 #include "lib/linsolve/block_diagonal_cholesky.hpp"
 #include "lib/linsolve/multigrid.hpp"
 
@@ -44,10 +45,12 @@ namespace fsicut::coupling {
 // sweeps on A11's finest level); with the S sweeps around A11's cycle 100^3 23,
 // 128^3 27, and A11's cycle alone in this form 32 at 100^3.
 // What SpdWorkspace keeps (coupled_projection.hpp): the factorizations of Z2
-// and A_s with their symbolic analyses, the multigrid of the pressure block.
+// and A_s with their symbolic analyses, the multigrid of the pressure block,
+// the pattern of the lowered solid block A22 (coupled_solid_block.hpp).
 struct SpdWorkspace::Kept {
   linsolve::BlockDiagonalCholesky z2, solid;
   std::shared_ptr<linsolve::Multigrid> multigrid;
+  std::shared_ptr<const SolidProductPattern> solid_product;
   Counts counts;
 };
 

@@ -99,26 +99,52 @@ std::string describe(const SolidBlockDiagnosis& d) {
 // solids are large: its products square their stiffness (Z2 Z1^-1 Z2), which
 // on a quadratic sphere of 50,000 dofs takes 10-20 s. Smaller solids build it
 // in place, without copying the system.
-SpdSystem abandonable_spd_system(const CoupledSystem& sys, const CoupledSettings& settings) {
-  if (!abandonable() || sys.solid.stiffness_term.nonZeros() < ABANDONABLE_STIFFNESS_ENTRIES)
-    return spd_system(sys, settings);
-  auto held = std::make_shared<CoupledSystem>();
-  held->fluid = sys.fluid;
-  held->fluid_rhs = sys.fluid_rhs;
-  held->coupling = sys.coupling;
-  held->solid = sys.solid;
-  held->low_rank = sys.low_rank;
-  auto out = std::make_shared<SpdSystem>();
-  run_abandonable("spd-system", [held, settings, out] { *out = spd_system(*held, settings); });
-  return std::move(*out);
+SpdSystem abandonable_spd_system(const CoupledSystem& sys, const CoupledSettings& settings,
+                                 SpdWorkspace::Kept* kept) {
+  std::shared_ptr<const SolidProductPattern> pattern = kept ? kept->solid_product : nullptr;
+  bool built = false;
+  SpdSystem spd;
+  if (!abandonable() || sys.solid.stiffness_term.nonZeros() < ABANDONABLE_STIFFNESS_ENTRIES) {
+    spd = spd_system(sys, settings, pattern, &built);
+  } else {
+    auto held = std::make_shared<CoupledSystem>();
+    held->fluid = sys.fluid;
+    held->fluid_rhs = sys.fluid_rhs;
+    held->coupling = sys.coupling;
+    held->solid = sys.solid;
+    held->low_rank = sys.low_rank;
+    struct Result {
+      SpdSystem spd;
+      std::shared_ptr<const SolidProductPattern> pattern;
+      bool built = false;
+    };
+    auto out = std::make_shared<Result>();
+    out->pattern = pattern;
+    run_abandonable("spd-system", [held, settings, out] {
+      out->spd = spd_system(*held, settings, out->pattern, &out->built);
+    });
+    spd = std::move(out->spd);
+    pattern = out->pattern;
+    built = out->built;
+  }
+  if (kept) {
+    kept->solid_product = pattern;
+    ++(built ? kept->counts.solid_products_built : kept->counts.solid_products_kept);
+  }
+  return spd;
 }
 
 }  // namespace
 
+SpdSystem spd_system(const CoupledSystem& sys, const CoupledSettings& settings, SpdWorkspace& workspace) {
+  return abandonable_spd_system(sys, settings, &workspace.kept());
+}
+
 CoupledSolution solve_spd(const CoupledSystem& sys, const CoupledSettings& settings, const CoupledSolution& guess,
                           SpdWorkspace* workspace) {
   const int np = sys.cells(), nv = sys.dofs();
-  const SpdSystem spd = abandonable_spd_system(sys, settings);
+  SpdWorkspace::Kept* kept = workspace ? &workspace->kept() : nullptr;
+  const SpdSystem spd = abandonable_spd_system(sys, settings, kept);
   Vector x(np + nv);
   x << guess_or_zero(guess.pressure, np), guess_or_zero(guess.velocity, nv) / spd.alpha;
   CoupledSolution out;
@@ -126,8 +152,7 @@ CoupledSolution solve_spd(const CoupledSystem& sys, const CoupledSettings& setti
   if (np + nv == 0) {
     out.report = linsolve::nothing_to_solve();
   } else {
-    const SchurPreconditioner precondition(sys, spd, settings.sigma, settings.preconditioner,
-                                           workspace ? &workspace->kept() : nullptr);
+    const SchurPreconditioner precondition(sys, spd, settings.sigma, settings.preconditioner, kept);
     if (precondition.ok()) {
       linsolve::ApplyPreconditioner apply = [&](const Vector& r, Vector& z) { precondition(r, z); };
       if (spd.low_rank.cols() > 0) {

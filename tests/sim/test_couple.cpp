@@ -179,8 +179,9 @@ TEST_CASE("reduced body: bad reduced keys are refused naming the key") {
 
 TEST_CASE("coupled projection: set-up kept across substeps gives the substeps of a fresh set-up bit for bit") {
   // Two full bodies in the tank, four substeps: one state keeps its spd
-  // workspace (the solids' symbolic analyses, the multigrid hierarchy), the
-  // other starts every substep with an empty one, as a resumed run does.
+  // workspace (the solids' symbolic analyses, the lowered solid block's
+  // pattern, the multigrid hierarchy when the active cells stay), the other
+  // starts every substep with an empty one, as a resumed run does.
   const std::string text = tank(R"("velocity": [0.2, -0.5, 0.1])");
   sim::SimState kept = test::coupled_state(text), fresh = test::coupled_state(text);
   const Real dt = 1.0 / 240;
@@ -196,7 +197,10 @@ TEST_CASE("coupled projection: set-up kept across substeps gives the substeps of
   CHECK(c.solid_analyses_built == 1);
   CHECK(c.solid_analyses_kept == 3);
   CHECK(c.hierarchies_kept + c.hierarchies_built == 4);
+  CHECK(c.solid_products_built == 1);
+  CHECK(c.solid_products_kept == 3);
   CHECK(fresh.spd_workspace.counts().solid_analyses_kept == 0);
+  CHECK(fresh.spd_workspace.counts().solid_products_kept == 0);
   for (std::size_t b = 0; b < kept.solids.size(); ++b) {
     CHECK(kept.solids[b].x == fresh.solids[b].x);
     CHECK(kept.solids[b].v == fresh.solids[b].v);
