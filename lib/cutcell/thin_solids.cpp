@@ -136,50 +136,67 @@ levelset::NeighbourReach neighbour_reach(const grid::MacGrid& grid, const grid::
     return reach;
   grid::Array3<char> near = thin_cells;
   grid::dilate(near, REACH_CELLS);
+  // Cells a thin solid may cut through: the flagged ones and their neighbours.
+  reach.tested = thin_cells;
+  grid::dilate(reach.tested, 1);
   grid::Array3<std::uint32_t>& cells = reach.cells;
   cells.resize(grid.cell_shape(), levelset::REACH_ALL);
   std::vector<Index> listed;
   for (Index idx = 0; idx < cells.count(); ++idx)
     if (near[idx]) listed.push_back(idx);
   std::vector<std::array<unsigned char, 27>> partial(listed.size());
+  std::vector<char> hidden(listed.size(), 0);
   parallel_for(0, static_cast<Index>(listed.size()), [&](Index e) {
     const Index idx = listed[static_cast<std::size_t>(e)];
     const Vec3i c = cells.coord(idx);
     const Vec3 centre = grid.cell_center(c.x(), c.y(), c.z());
     std::uint32_t bits = levelset::REACH_ALL;
-    partial[static_cast<std::size_t>(e)].fill(0);
+    std::array<unsigned char, 27>& seen = partial[static_cast<std::size_t>(e)];
+    seen.fill(0xFF);
+
     for (int o = 0; o < 27; ++o) {
       const Vec3i n = neighbour(c, o);
-      if (o == 13 || !cells.inside(n.x(), n.y(), n.z())) continue;
-      if (!separated(grid, solid_phi, surfaces, c, n)) continue;
-      bits &= ~(1u << o);
-      unsigned char seen = 0;
+      if (!cells.inside(n.x(), n.y(), n.z())) continue;
+      const bool cut = o != 13 && separated(grid, solid_phi, surfaces, c, n);
+      if (cut) bits &= ~(1u << o);
+      if (!cut && !reach.tested(n)) continue;
+      unsigned char points = 0;
       for (int b = 0; b < 8; ++b) {
         const Vec3 point = grid.node_position(n.x(), n.y(), n.z()) +
                            grid.dx * Vec3(0.25 + 0.5 * (b & 1), 0.25 + 0.5 * (b >> 1 & 1), 0.25 + 0.5 * (b >> 2 & 1));
         if (std::none_of(surfaces.begin(), surfaces.end(),
                          [&](const levelset::MeshDistance& s) { return s.segment_hits(centre, point).count > 0; }))
-          seen |= static_cast<unsigned char>(1u << b);
+          points |= static_cast<unsigned char>(1u << b);
       }
-      partial[static_cast<std::size_t>(e)][static_cast<std::size_t>(o)] = seen;
+      seen[static_cast<std::size_t>(o)] = points;
+      if (points != 0xFF) hidden[static_cast<std::size_t>(e)] = 1;
     }
     cells[idx] = bits;
   });
   for (std::size_t e = 0; e < listed.size(); ++e)
-    if (cells[listed[e]] != levelset::REACH_ALL) reach.partial.emplace(listed[e], partial[e]);
-  reach.particles = particle_reach(grid, solid_phi, surfaces, cells, particles);
+    if (cells[listed[e]] != levelset::REACH_ALL || hidden[e]) reach.partial.emplace(listed[e], partial[e]);
+  reach.particles = particle_reach(grid, solid_phi, surfaces, reach, particles);
   return reach;
+}
+
+grid::Array3<char> cells_beside_thin_solids(const levelset::NeighbourReach& reach) {
+  if (reach.partial.empty()) return {};
+  grid::Array3<char> out(reach.cells.size(), 0);
+  for (const auto& entry : reach.partial) out[entry.first] = 1;
+  grid::dilate(out, 3);
+  return out;
 }
 
 std::vector<std::uint32_t> particle_reach(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                                           const std::vector<levelset::MeshDistance>& surfaces,
-                                          const grid::Array3<std::uint32_t>& cells, const Points& particles) {
+                                          const levelset::NeighbourReach& reach, const Points& particles) {
   std::vector<std::uint32_t> out(static_cast<std::size_t>(particles.cols()), levelset::REACH_ALL);
+  const grid::Array3<std::uint32_t>& cells = reach.cells;
   if (cells.count() == 0) return out;
   parallel_for(0, particles.cols(), [&](Index p) {
     const Vec3 x = particles.col(p);
     const Vec3i c = grid.cell_of(x);
-    if (cells(c) == levelset::REACH_ALL) return;
+    if (cells(c) == levelset::REACH_ALL && !(reach.tested.count() > 0 && reach.tested(c))) return;
     std::uint32_t bits = levelset::REACH_ALL;
     for (int o = 0; o < 27; ++o) {
       const Vec3i n = neighbour(c, o);

@@ -69,22 +69,30 @@ constexpr int REACH_CELLS = 2;
 
 // The neighbour reach (levelset/liquid_sdf.hpp): of every cell, within
 // REACH_CELLS of a flagged cell (`thin_cells` from close_thin_solid_faces), bit n
-// cleared where the neighbour is separated(), everywhere else REACH_ALL; of
-// every particle (3 x #particles [m]) in a cell with a bit cleared, bit n
+// cleared where the neighbour is separated(), everywhere else REACH_ALL; the
+// quadrature points of `partial` by segment tests from the cell's centre, for
+// the neighbours cut off and for those within one cell of a flagged cell
+// (`tested`, where a wall may hide part of a cell); of every particle
+// (3 x #particles [m]) in a cell with a bit cleared or in a `tested` cell, bit n
 // cleared where the segment from the particle to the centre of cell n crosses
 // the surfaces twice or more, or once into a cell with all 8 nodes outside
 // (as separated() from the particle instead of its cell's centre), elsewhere
-// its cell's bits. Both empty when no cell is flagged. Parallel over cells
+// its cell's bits. All empty when no cell is flagged. Parallel over cells
 // and particles.
-// The particles' part of neighbour_reach(), from the cells' part `cells`
-// (REACH_ALL for every particle when empty): particles move between the
+// The particles' part of neighbour_reach(), from the cells' part `reach`
+// (REACH_ALL for every particle when its cells are empty): particles move between the
 // distance-field stage and the next advection, which needs their bits where they are.
 std::vector<std::uint32_t> particle_reach(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                                           const std::vector<levelset::MeshDistance>& surfaces,
-                                          const grid::Array3<std::uint32_t>& cells, const Points& particles);
+                                          const levelset::NeighbourReach& reach, const Points& particles);
 
 levelset::NeighbourReach neighbour_reach(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                                          const std::vector<levelset::MeshDistance>& surfaces,
                                          const grid::Array3<char>& thin_cells, const Points& particles);
+
+// The cells whose particles the reach treats apart from a plain kernel sum:
+// those with a `partial` entry and their neighbours (1 there, 0 elsewhere;
+// empty when `reach` is). What fluid::seed_particles seeds without jitter.
+grid::Array3<char> cells_beside_thin_solids(const levelset::NeighbourReach& reach);
 
 }  // namespace fsicut::cutcell

@@ -50,10 +50,10 @@ Liquid make_liquid(const grid::MacGrid& grid, Real density, const Vec3& gravity,
 }
 
 void add_liquid(Liquid& l, const Region& region, const Vec3& velocity, int per_cell,
-                unsigned seed) {
+                unsigned seed, const grid::Array3<char>& exact) {
   const levelset::StaticSolid& solid = l.solid;
   const Region inside = [&](const Vec3& x) { return region(x) && (!solid || solid(x) > 0); };
-  const Points added = seed_particles(l.grid, inside, per_cell, seed);
+  const Points added = seed_particles(l.grid, inside, per_cell, seed, exact);
   Points all(3, l.particles.cols() + added.cols());
   all << l.particles, added;
   l.particles = std::move(all);

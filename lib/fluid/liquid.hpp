@@ -78,9 +78,9 @@ Liquid make_liquid(const grid::MacGrid& grid, Real density, const Vec3& gravity,
 
 // Adds particles in `region` (outside the static solid), per_cell per cell seeded
 // from `seed`, and sets the faces whose centre is in the region to `velocity`
-// [m/s]. Call initialize() after the last region.
+// [m/s]. Call initialize() after the last region. `exact`: seed_particles().
 void add_liquid(Liquid& liquid, const Region& region, const Vec3& velocity, int per_cell,
-                unsigned seed);
+                unsigned seed, const grid::Array3<char>& exact = {});
 
 // Distance fields, face fractions, and the velocity extrapolated from the faces
 // next to liquid cells: the state before the first step. Required after add_liquid():

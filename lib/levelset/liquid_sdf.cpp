@@ -202,11 +202,8 @@ void fraction(const grid::MacGrid& grid, const Points& particles, const Particle
           const int i = c.x() + di, j = c.y() + dj, k = c.z() + dk;
           const int o = reach_bit(di, dj, dk);
           if (!rho.inside(i, j, k)) continue;
-          if (to >> o & 1) {
-            space += table[o][open(i, j, k)];
-          } else if (part != reach.partial.end()) {
-            space += table[o][open(i, j, k) & part->second[static_cast<std::size_t>(o)]];
-          }
+          const unsigned char seen = part != reach.partial.end() ? part->second[static_cast<std::size_t>(o)] : 0xFF;
+          if (to >> o & 1 || part != reach.partial.end()) space += table[o][open(i, j, k) & seen];
         }
     rho[idx] = space >= COLOUR_MIN_OPEN ? scale * mass[idx] / space : 0;
   });

@@ -91,7 +91,8 @@ coupling::PartitionedSettings partitioned_settings(const scene::Scene& scene, Re
 }
 
 fluid::Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid,
-                          const std::vector<fluid::Region>& obj_regions, const fluid::Region& bodies) {
+                          const std::vector<fluid::Region>& obj_regions, const fluid::Region& bodies,
+                          const grid::Array3<char>& exact) {
   fluid::Liquid l = fluid::make_liquid(make_grid(scene.grid), scene.fluid.density, scene.gravity, std::move(solid));
   l.projection = projection_settings(scene.coupling);
   l.extrapolation_layers =
@@ -112,7 +113,7 @@ fluid::Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid
         if (e(x)) return false;
       return true;
     };
-    fluid::add_liquid(l, own, r.velocity, scene.fluid.particles_per_cell, scene.fluid.seed);
+    fluid::add_liquid(l, own, r.velocity, scene.fluid.particles_per_cell, scene.fluid.seed, exact);
     earlier.push_back(region);
   }
   fluid::initialize(l);

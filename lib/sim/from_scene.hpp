@@ -59,8 +59,10 @@ coupling::PartitionedSettings partitioned_settings(const scene::Scene& s, Real d
 // seeded: both are decided at the sub-cell centres, as the liquid fraction
 // measures open space, so a sub-cell beside a body is filled exactly when the
 // fraction counts it. Ends with distance fields and an extrapolated, constrained
-// velocity, ready for the first step.
+// velocity, ready for the first step. `exact`: the cells seeded without
+// jitter (fluid::seed_particles); empty: none.
 fluid::Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid,
-                          const std::vector<fluid::Region>& obj_regions = {}, const fluid::Region& bodies = {});
+                          const std::vector<fluid::Region>& obj_regions = {}, const fluid::Region& bodies = {},
+                          const grid::Array3<char>& exact = {});
 
 }  // namespace fsicut::sim

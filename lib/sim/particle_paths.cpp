@@ -54,7 +54,7 @@ void update_particle_reach(SimState& state) {
   fluid::Liquid& liquid = *state.liquid;
   if (liquid.reach.cells.count() == 0) return;
   liquid.reach.particles =
-      cutcell::particle_reach(liquid.grid, liquid.solid_phi, state.surfaces.meshes, liquid.reach.cells, liquid.particles);
+      cutcell::particle_reach(liquid.grid, liquid.solid_phi, state.surfaces.meshes, liquid.reach, liquid.particles);
 }
 
 // The margin [cells] of the far-path test of stop_particles_at_solids: more

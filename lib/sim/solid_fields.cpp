@@ -26,7 +26,7 @@ void update_solid_fields(SimState& state) {
   const grid::MacGrid& grid = liquid.grid;
   if (surfaces.fixed) {
     liquid.reach.particles =
-        cutcell::particle_reach(grid, liquid.solid_phi, surfaces.meshes, liquid.reach.cells, liquid.particles);
+        cutcell::particle_reach(grid, liquid.solid_phi, surfaces.meshes, liquid.reach, liquid.particles);
     return;
   }
   if (liquid.static_phi.count() == 0) {

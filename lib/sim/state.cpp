@@ -5,6 +5,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
+#include "lib/cutcell/thin_solids.hpp"
 #include "lib/levelset/mesh_sdf.hpp"
 #include "lib/mesh/check.hpp"
 #include "lib/sim/from_scene.hpp"
@@ -95,12 +96,21 @@ SimState build_state(const scene::Scene& scene) {
       if (state.surfaces.meshes[b].inside(x)) return true;
     return false;
   };
-  state.liquid = make_liquid(scene, static_solid(scene.obstacles, std::move(obj_obstacles)),
-                             obj_region_tests(scene.fluid.regions, scene.file),
-                             state.solids.empty() ? fluid::Region{} : in_bodies);
+  const levelset::StaticSolid obstacles = static_solid(scene.obstacles, std::move(obj_obstacles));
+  const std::vector<fluid::Region> obj_regions = obj_region_tests(scene.fluid.regions, scene.file);
+  const fluid::Region bodies = state.solids.empty() ? fluid::Region{} : in_bodies;
+  state.liquid = make_liquid(scene, obstacles, obj_regions, bodies);
   state.obstacle_surfaces = obstacle_load_surfaces(scene.obstacles, state.liquid->grid);
   if (!state.surfaces.meshes.empty()) {
     update_solid_fields(state);
+    // Beside solids thinner than a cell the liquid is seeded again, without
+    // jitter where such a solid hides part of a cell (fluid::seed_particles).
+    const grid::Array3<char> exact = cutcell::cells_beside_thin_solids(state.liquid->reach);
+    if (exact.count() > 0) {
+      state.liquid = make_liquid(scene, obstacles, obj_regions, bodies, exact);
+      state.surfaces.fixed = false;
+      update_solid_fields(state);
+    }
     fluid::initialize(*state.liquid, solid_velocity(state));
   }
   return state;

@@ -27,6 +27,19 @@ inline Real max_liquid_face_speed(const fluid::Liquid& l, int sides = 1) {
   return m.norm();
 }
 
+// Height [m] of the liquid surface in the cell column (i, k): the highest
+// sign change of the liquid SDF along y, linearly interpolated; the grid's
+// bottom when the column holds no surface.
+inline Real surface_height(const fluid::Liquid& l, int i, int k) {
+  const auto& phi = l.liquid_phi;
+  for (int j = l.grid.resolution.y() - 2; j >= 0; --j)
+    if (phi(i, j, k) < 0 && phi(i, j + 1, k) >= 0) {
+      const Real t = phi(i, j, k) / (phi(i, j, k) - phi(i, j + 1, k));
+      return l.grid.cell_center(i, j, k).y() + t * l.grid.dx;
+    }
+  return l.grid.origin.y();
+}
+
 // A simulation of `liquid` alone, as a scene with its grid, gravity and solver
 // settings would give: frames of `frame` seconds (so no substep is longer),
 // CFL number `cfl`, time.max_substeps at its default.

@@ -12,6 +12,7 @@
 #include "lib/sim/stats.hpp"
 #include "lib/solid/body.hpp"
 #include "tests/sim/coupled_support.hpp"
+#include "tests/sim/liquid_support.hpp"
 #include "tests/support.hpp"
 
 namespace fsicut {
@@ -20,18 +21,6 @@ namespace {
 Real mean_node_speed(const solid::Body& b) { return b.v.colwise().norm().mean(); }
 
 Real lowest(const solid::Body& b) { return b.x.row(1).minCoeff(); }
-
-// Height [m] of the liquid surface in the cell column (i, k): the highest
-// sign change of the liquid SDF along y, linearly interpolated.
-Real surface_height(const fluid::Liquid& l, int i, int k) {
-  const auto& phi = l.liquid_phi;
-  for (int j = l.grid.resolution.y() - 2; j >= 0; --j)
-    if (phi(i, j, k) < 0 && phi(i, j + 1, k) >= 0) {
-      const Real t = phi(i, j, k) / (phi(i, j, k) - phi(i, j + 1, k));
-      return l.grid.cell_center(i, j, k).y() + t * l.grid.dx;
-    }
-  return l.grid.origin.y();
-}
 
 }  // namespace
 
@@ -92,7 +81,7 @@ TEST_SUITE("validation") {
       for (int i = 0; i < 20; ++i)
         for (int k = 0; k < 20; ++k) {
           if (i >= 4 && i < 16 && k >= 4 && k < 16) continue;
-          sum += surface_height(l, i, k);
+          sum += test::surface_height(l, i, k);
           ++columns;
         }
       return sum / columns - (solid::stats(s.solids[0]).centroid.y() - 0.5 * height);
