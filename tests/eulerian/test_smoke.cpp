@@ -125,3 +125,31 @@ TEST_CASE("eulerian smoke: buoyant smoke rises in a still box") {
   CHECK(up < 2 * dt);
   CHECK(side < 0);
 }
+
+TEST_CASE("eulerian smoke: vorticity confinement pushes along the swirl, scaled by epsilon dx") {
+  // A Gaussian vortex about the z axis through the box centre (v = omega0 r
+  // e^(-r^2 / 2 w^2) e_theta, counterclockwise): |omega| falls off outward,
+  // so N points inward and N x omega (omega along +z) along +e_theta.
+  const grid::MacGrid g = test::cube_grid(16, 1.0 / 16);
+  const Vec3 c(0.5, 0.5, 0.5);
+  const Real w = 2.5 / 16;
+  const NodeField v = test::sample_field(g, [&](const Vec3& x) {
+    const Vec3 r(x.x() - c.x(), x.y() - c.y(), 0);
+    return Vec3(std::exp(-r.squaredNorm() / (2 * w * w)) * Vec3(-r.y(), r.x(), 0));
+  });
+  const std::vector<Real> mass(static_cast<std::size_t>(node_count(g)), 1.2 / 4096);
+  const NodeField off = vorticity_confinement_force(g, v, mass, 0);
+  const NodeField f1 = vorticity_confinement_force(g, v, mass, 0.5);
+  const NodeField f2 = vorticity_confinement_force(g, v, mass, 1.0);
+  CHECK(off.cwiseAbs().maxCoeff() == 0);
+  const Vec3 east = node_value(f1, node_index(g, Vec3i(11, 8, 8)));  // 3 cells along +x
+  const Vec3 north = node_value(f1, node_index(g, Vec3i(8, 11, 8)));
+  MESSAGE("force 3 cells east of the axis " << east.transpose() << " N, north " << north.transpose() << " N");
+  CHECK(east.y() > 0);
+  CHECK(std::abs(east.x()) < 1e-12 * east.norm());
+  CHECK(north.x() < 0);
+  CHECK(north.x() == doctest::Approx(-east.y()));
+  CHECK((f2 - 2 * f1).cwiseAbs().maxCoeff() < 1e-15);
+  // omega = curl v: at the axis 2 (1/s), the force scale mass * eps * dx * |omega|.
+  CHECK(east.norm() < 0.5 * (1.2 / 4096) * g.dx * 2);
+}

@@ -62,6 +62,14 @@ TEST_CASE("eulerian world: one solid in void steps exactly as step_in_void") {
     CHECK(a.constraints == b.constraints);
     CHECK(a.unknowns == b.unknowns);
     CHECK(a.elastic_energy == b.solids[0].elastic_energy);
+    CHECK(a.volume == b.solids[0].volume);
+    CHECK(a.inverted == b.solids[0].inverted);
+    if (step == 0) {
+      // Squashed to 0.7 along y: the largest principal stretch error is 0.3,
+      // and the reference map still carries the material it was made with.
+      CHECK(b.solids[0].max_strain == doctest::Approx(0.3).epsilon(1e-9));
+      CHECK(b.solids[0].drift == 0);
+    }
     CHECK(s.valid == alone.valid);
     const Real du = (s.u - alone.u).cwiseAbs().maxCoeff(), dv = (s.v - alone.v).cwiseAbs().maxCoeff();
     MESSAGE("step " << step << ": max |u - u_void| " << du << " m, max |v - v_void| " << dv << " m/s, elastic energy "
@@ -70,6 +78,19 @@ TEST_CASE("eulerian world: one solid in void steps exactly as step_in_void") {
     CHECK(dv <= 1e-12);
   }
   CHECK(world.solids[0].u.cwiseAbs().maxCoeff() > 0.05);  // it did move
+  CHECK(std::abs(eulerian::step(world, 1.0 / 48, settings).solids[0].drift) < 0.01);
+}
+
+TEST_CASE("eulerian world: the CFL time step reads the fastest of the fluid and the solids") {
+  const grid::MacGrid g = test::cube_grid(16, 1.0 / 16);
+  World world = make_world(g);
+  world.solids.push_back(ball_at(g, Vec3(0.5, 0.5, 0.5), 0.25, 1000));
+  CHECK(cfl_time_step(world, 0.5, 0.1) == 0.1);  // at rest: the cap
+  for (Index n = 0; n < node_count(g); ++n)
+    if (world.solids[0].valid[n]) world.solids[0].v.segment<3>(3 * n) = Vec3(0, 0, 2);
+  CHECK(cfl_time_step(world, 0.5, 0.1) == doctest::Approx(0.5 / 16 / 2));
+  world.velocity.segment<3>(3 * node_index(g, Vec3i(3, 3, 3))) = Vec3(0, 4, 3);
+  CHECK(cfl_time_step(world, 0.5, 0.1) == doctest::Approx(0.5 / 16 / 5));
 }
 
 TEST_CASE("eulerian world: two solids pushed together in void keep their total momentum through the solve") {
