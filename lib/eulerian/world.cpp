@@ -135,6 +135,34 @@ void assemble_forces(const World& world, const WorldSettings& settings, WorldSys
   for (Index k = 0; k < s.unknowns.size(); ++k) s.force.segment<3>(3 * k) += s.mass[3 * k] * settings.gravity;
 }
 
+// ^lK over the world's unknowns, assembled over the solid's own nodes only:
+// the fluid's nodes keep a diagonal G (the paper's point that fluid-only
+// cells cost no more than their mass). Both numberings run in increasing node
+// order, so the entries keep their order; when they coincide (one solid in
+// void) the solid's matrix is the world's.
+linsolve::SparseMatrix solid_stiffness(const grid::MacGrid& grid, const SolidTerms& t, const Unknowns& world) {
+  const Unknowns local = make_unknowns(grid, t.mass);
+  linsolve::SparseMatrix K = assemble_stiffness(grid, t.state, local);
+  if (local.nodes == world.nodes) return K;
+  std::vector<Eigen::Triplet<Real, int>> triplets;
+  triplets.reserve(static_cast<std::size_t>(K.nonZeros()));
+  const auto world_dof = [&](Index dof) {
+    const Index k = world.of_node[local.nodes[dof / 3]];
+    return k < 0 ? -1 : static_cast<int>(3 * k + dof % 3);
+  };
+  for (int row = 0; row < K.outerSize(); ++row) {
+    const int r = world_dof(row);
+    if (r < 0) continue;
+    for (linsolve::SparseMatrix::InnerIterator it(K, row); it; ++it) {
+      const int c = world_dof(it.col());
+      if (c >= 0) triplets.emplace_back(r, c, it.value());
+    }
+  }
+  linsolve::SparseMatrix out(world.dofs(), world.dofs());
+  out.setFromTriplets(triplets.begin(), triplets.end());
+  return out;
+}
+
 // Line 8, K and G = M + dt C + dt^2 K with each solid's Rayleigh damping.
 void assemble_matrices(const World& world, Real dt, WorldSystem& s) {
   Vector diagonal = s.mass;
@@ -146,7 +174,7 @@ void assemble_matrices(const World& world, Real dt, WorldSystem& s) {
   for (Index i = 0; i < diagonal.size(); ++i) G.insert(i, i) = diagonal[i];
   s.K.clear();
   for (std::size_t l = 0; l < s.solids.size(); ++l) {
-    s.K.push_back(assemble_stiffness(world.grid, s.solids[l].state, s.unknowns));
+    s.K.push_back(solid_stiffness(world.grid, s.solids[l], s.unknowns));
     linsolve::SparseMatrix scaled = (dt * world.solids[l].damping.stiffness + dt * dt) * s.K.back();
     G = linsolve::sum(G, scaled);
   }

@@ -95,8 +95,10 @@ TEST_CASE("eulerian smoke: a source fills its box with smoke and its inflow jet 
   // Smoke leaves the source at up to 2 cells per 0.25 s while the source
   // keeps refilling: the carried smoke lifts the centroid above the source.
   CHECK(centre.y() > 2.5 / 16);
-  CHECK(std::abs(centre.x() - 0.5) < 1e-9);
-  CHECK(std::abs(centre.z() - 0.5) < 1e-9);
+  // The set-up is mirror-symmetric in x and z; the solves at the paper's
+  // tolerances keep that only up to their round-off.
+  CHECK(std::abs(centre.x() - 0.5) < 1e-3 * g.dx);
+  CHECK(std::abs(centre.z() - 0.5) < 1e-3 * g.dx);
   CHECK(smoke_amount(g, world.smoke->density) > 1.5 * 0.8 * 32 / 4096.0);
 }
 
