@@ -15,8 +15,8 @@
 //    carried by the pressure: a still box stays still.
 //  - the smoke density s, per CELL (its centre; index as q1.hpp's pressure),
 //    dimensionless (0 = clear air, 1 = a source's usual value): a passive
-//    marker for output (the smoke.NNNN.vdb fog grid), advected with the
-//    velocity, and the input of the buoyancy.
+//    marker for output (a fog grid), advected with the velocity, and the
+//    input of the buoyancy.
 //
 // Ours, not the paper's (it names "body, buoyancy and vorticity forces"
 // only): the buoyancy is Fedkiw, Stam & Jensen 2001's smoke-density term

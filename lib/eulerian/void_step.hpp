@@ -1,7 +1,10 @@
 #pragma once
 // One time step of an Eulerian solid alone in void: Teng, Levin & Kim 2016
 // Algorithm 1 with the lines that need a fluid or a second solid left out
-// (the paper's Fig. 4b runs exactly this: the circle "by itself").
+// (the paper's Fig. 4b runs exactly this: the circle "by itself"). Several
+// solids and a smoke fluid in one velocity field: world.hpp, which shares the
+// per-solid lines 19-22 below and reproduces this step bit for bit for one
+// solid in void.
 //
 // The continuous problem (Eq. 6; our text copy of the paper lost its
 // right-hand sides and domains, restored here from the sentences around it):
