@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
+#include "lib/core/error.hpp"
 #include "lib/eulerian/elasticity.hpp"
 #include "lib/eulerian/world.hpp"
 #include "tests/eulerian/fixtures.hpp"
@@ -248,4 +250,23 @@ TEST_CASE("eulerian world: a squashed ball in a smoke box springs back with its 
   CHECK(energy < 0.05 * energy0);
   CHECK(std::abs(volume(world.solids[0]) / volume0 - 1) < 0.01);
   CHECK(max_fluid_speed > 0.01);  // the ball's motion stirs the air
+}
+
+TEST_CASE("eulerian world: a pressure solve that cannot converge throws SimulationError naming it") {
+  const grid::MacGrid g = test::cube_grid(12, 1.0 / 12);
+  World world = make_world(g);
+  world.smoke = make_smoke(g, 1.2);
+  world.solids.push_back(ball_at(g, Vec3(0.5, 0.5, 0.5), 3.0 / 12, 1200));
+  WorldSettings settings;
+  settings.gravity = Vec3(0, -G, 0);
+  settings.projection.tolerance = 1e-12;
+  settings.projection.max_iterations = 2;
+  std::string message;
+  try {
+    eulerian::step(world, 1.0 / 48, settings);
+  } catch (const SimulationError& e) {
+    message = e.what();
+  }
+  CHECK(message.find("the pressure (Eq. 12) solve did not converge") != std::string::npos);
+  CHECK(message.find("after 2 iterations") != std::string::npos);
 }
