@@ -26,13 +26,6 @@ struct StepSystem {
   Vector b;                     // #constraints: prescribed volume rates [m^3/s]
 };
 
-void require(const linsolve::Report& report, const char* what) {
-  if (report.converged) return;
-  throw SimulationError(std::string("eulerian solid: the ") + what + " solve did not converge (relative residual " +
-                        std::to_string(report.relative_residual) + " after " + std::to_string(report.iterations) +
-                        " iterations)" + (report.failure.empty() ? "" : ": " + report.failure));
-}
-
 // Line 3: the solid's Gauss points with their volume fractions, and the
 // lumped masses on the grid; the unknowns are the nodes that carry mass.
 void compute_mass_and_volume_fraction(const EulerianSolid& solid, StepSystem& s) {
@@ -60,7 +53,7 @@ void assemble_system(const EulerianSolid& solid, Real dt, const VoidStepSettings
 linsolve::Report solve_unconstrained_velocity(const EulerianSolid& solid, Real dt, const VoidStepSettings& settings,
                                               StepSystem& s) {
   const linsolve::Report r = solve_velocity(s.mass, s.K, solid.damping, dt, s.force, s.v, settings.velocity);
-  if (settings.velocity.integration == Integration::semi_implicit) require(r, "velocity (Eq. 8)");
+  if (settings.velocity.integration == Integration::semi_implicit) require_converged(r, "velocity (Eq. 8)");
   return r;
 }
 
@@ -78,7 +71,7 @@ linsolve::Report compute_pressure(EulerianSolid& solid, Real dt, const VoidStepS
   }
   s.b = volume_drift_rates(solid.grid, s.state, dt, settings.projection.drift_relaxation);
   const linsolve::Report r = solve_pressure(s.J, s.mass, s.b, s.v, p, settings.projection);
-  require(r, "pressure (Eq. 12)");
+  require_converged(r, "pressure (Eq. 12)");
   return r;
 }
 
@@ -86,7 +79,7 @@ linsolve::Report compute_pressure(EulerianSolid& solid, Real dt, const VoidStepS
 linsolve::Report pressure_project(EulerianSolid& solid, const VoidStepSettings& settings, StepSystem& s,
                                   const Vector& p) {
   const linsolve::Report r = correct_velocity(s.J, s.mass, s.G, p, s.v, settings.projection);
-  require(r, "velocity correction (Eq. 13)");
+  require_converged(r, "velocity correction (Eq. 13)");
   solid.pressure = Vector::Zero(solid.grid.cell_count());
   for (std::size_t k = 0; k < s.state.cells.size(); ++k) {
     const Vec3i& c = s.state.cells[k];
@@ -108,27 +101,36 @@ int band_layers(const Vector& v, Real dt, Real dx, int band) {
   return std::max(band, static_cast<int>(std::ceil(band_speed(v) * dt / dx)) + 2);
 }
 
-// Line 19: u = u^n + dt v^{n+1}, after carrying v^{n+1} into the band.
-void update_displacement(EulerianSolid& solid, Real dt, const VoidStepSettings& settings, const StepSystem& s) {
+}  // namespace
+
+void require_converged(const linsolve::Report& report, const char* what) {
+  if (report.converged) return;
+  throw SimulationError(std::string("eulerian solid: the ") + what + " solve did not converge (relative residual " +
+                        std::to_string(report.relative_residual) + " after " + std::to_string(report.iterations) +
+                        " iterations)" + (report.failure.empty() ? "" : ": " + report.failure));
+}
+
+void update_displacement(EulerianSolid& solid, Real dt, int band, const std::vector<Index>& nodes,
+                         const Vector& values) {
   solid.v.setZero();
-  scatter(s.unknowns, s.v, solid.v);
   std::vector<char> has_velocity(solid.valid.size(), 0);
-  for (Index node : s.unknowns.nodes) has_velocity[node] = 1;
-  const int layers = band_layers(s.v, dt, solid.grid.dx, settings.band);
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    solid.v.segment<3>(3 * nodes[k]) = values.segment<3>(3 * k);
+    has_velocity[nodes[k]] = 1;
+  }
+  const int layers = band_layers(values, dt, solid.grid.dx, band);
   extrapolate(solid.grid, solid.v, has_velocity, layers);
   std::vector<char> has_displacement = solid.valid;
-  extrapolate(solid.grid, solid.u, has_displacement, layers - settings.band);
+  extrapolate(solid.grid, solid.u, has_displacement, layers - band);
   for (std::size_t n = 0; n < solid.valid.size(); ++n) {
     solid.valid[n] = has_displacement[n] && has_velocity[n];
     if (solid.valid[n]) solid.u.segment<3>(3 * n) += dt * solid.v.segment<3>(3 * n);
   }
 }
 
-// Line 20: u^{n+1}(x) = u(x - dt v^{n+1}).
 void advect_displacement(EulerianSolid& solid, Real dt) { advect(solid.grid, solid.u, solid.v, dt, solid.valid); }
 
-// Line 22: the velocity advected through itself.
-void advect_velocity(EulerianSolid& solid, Real dt) {
+void advect_solid_velocity(EulerianSolid& solid, Real dt) {
   std::vector<char> valid_v = solid.valid;
   const NodeField velocity = solid.v;
   advect(solid.grid, solid.v, velocity, dt, valid_v);
@@ -139,18 +141,17 @@ void advect_velocity(EulerianSolid& solid, Real dt) {
 // (material distance under one cell), so that extrapolated values do not
 // linger in the band, advected from step to step, away from the solid they
 // continue.
-void refit_band(EulerianSolid& solid, const VoidStepSettings& settings) {
+void refit_band(EulerianSolid& solid, int band) {
   for (Index n = 0; n < node_count(solid.grid); ++n) {
     if (!solid.valid[n]) continue;
     const Vec3 x = solid.grid.origin + solid.grid.dx * node_coord(solid.grid, n).cast<Real>();
     solid.valid[n] = material_distance(solid.shape, x - node_value(solid.u, n)) < solid.grid.dx;
   }
   std::vector<char> valid_u = solid.valid;
-  extrapolate(solid.grid, solid.u, valid_u, settings.band);
-  extrapolate(solid.grid, solid.v, solid.valid, settings.band);
+  extrapolate(solid.grid, solid.u, valid_u, band);
+  extrapolate(solid.grid, solid.v, solid.valid, band);
 }
 
-}  // namespace
 
 Real cfl_time_step(const EulerianSolid& solid, Real cfl, Real max_dt) {
   Real speed = 0;
@@ -173,10 +174,10 @@ VoidStepReport step_in_void(EulerianSolid& solid, Real dt, const VoidStepSetting
     report.correction = pressure_project(solid, settings, s, p);
     report.divergence = before > 0 ? (s.J * s.v - s.b).norm() / before : 0;
   }
-  update_displacement(solid, dt, settings, s);
+  update_displacement(solid, dt, settings.band, s.unknowns.nodes, s.v);
   advect_displacement(solid, dt);
-  advect_velocity(solid, dt);
-  refit_band(solid, settings);
+  advect_solid_velocity(solid, dt);
+  refit_band(solid, settings.band);
   if (!solid.u.allFinite() || !solid.v.allFinite())
     throw SimulationError("eulerian solid: the displacement or velocity is not finite");
   if (!s.state.points.empty() && std::find(solid.valid.begin(), solid.valid.end(), 1) == solid.valid.end())
@@ -201,6 +202,12 @@ Real kinetic_energy(const EulerianSolid& solid) {
 Real volume(const EulerianSolid& solid) {
   return solid_volume(solid.grid,
                       evaluate_elasticity(solid.grid, solid.u, solid.valid, solid.shape, solid.lame));
+}
+
+Real material_volume(const ElasticState& state) {
+  Real v = 0;
+  for (const QuadraturePoint& p : state.points) v += p.fraction * p.reference_volume;
+  return v;
 }
 
 }  // namespace fsicut::eulerian

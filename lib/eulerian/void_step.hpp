@@ -1,7 +1,10 @@
 #pragma once
 // One time step of an Eulerian solid alone in void: Teng, Levin & Kim 2016
 // Algorithm 1 with the lines that need a fluid or a second solid left out
-// (the paper's Fig. 4b runs exactly this: the circle "by itself").
+// (the paper's Fig. 4b runs exactly this: the circle "by itself"). Several
+// solids and a smoke fluid in one velocity field: world.hpp, which shares the
+// per-solid lines 19-22 below and reproduces this step bit for bit for one
+// solid in void.
 //
 // The continuous problem (Eq. 6; our text copy of the paper lost its
 // right-hand sides and domains, restored here from the sentences around it):
@@ -86,6 +89,9 @@ struct EulerianSolid {
   NodeField v;              // velocity [m/s]
   std::vector<char> valid;  // #nodes: where u and v are defined
   Vector pressure;          // #cells: last pressure impulse, the warm start of Eq. 12 [Pa s]
+  // sum_g theta_g V_g when made: the material volume the reference map
+  // carried at the start, against which world.hpp measures its drift [m^3].
+  Real material_volume = 0;
 };
 
 // A solid whose material shape is `shape`, placed at rest by the reference
@@ -131,6 +137,29 @@ Real kinetic_energy(const EulerianSolid& solid);
 // The world volume of the solid (elasticity.hpp solid_volume) [m^3].
 Real volume(const EulerianSolid& solid);
 
+// The material volume sum_g theta_g V_g the reference map carries onto the
+// grid [m^3]: the solid's rest volume while x_bar is exact (mass / density).
+Real material_volume(const ElasticState& state);
+
+// The per-solid lines of the step, shared with the step of several solids
+// and a fluid (world.hpp).
+//
+// Line 19 with the seam of lines 13-18: the solid's velocity copy becomes
+// `values` (3 per node, [m/s]) on `nodes` (the nodes where the solid has
+// mass), is carried into the band by extrapolation (band layers, widened
+// for fast steps as VoidStepSettings::band says), and u += dt v there.
+void update_displacement(EulerianSolid& solid, Real dt, int band, const std::vector<Index>& nodes,
+                         const Vector& values);
+// Line 20: u^{n+1}(x) = u(x - dt v^{n+1}).
+void advect_displacement(EulerianSolid& solid, Real dt);
+// Line 22 for the solid's velocity copy: carried through itself.
+void advect_solid_velocity(EulerianSolid& solid, Real dt);
+// After line 22: the band refitted from the nodes within one cell of the
+// material, then extended by `band` rings.
+void refit_band(EulerianSolid& solid, int band);
+// Throws SimulationError naming `what` unless the solve converged.
+void require_converged(const linsolve::Report& report, const char* what);
+
 template <class Map>
 EulerianSolid make_solid(const grid::MacGrid& grid, const MaterialShape& shape, const Lame& lame, Real density,
                          const Map& reference_map, int band) {
@@ -149,6 +178,7 @@ EulerianSolid make_solid(const grid::MacGrid& grid, const MaterialShape& shape, 
     s.u.segment<3>(3 * n) = x - x_bar;
     s.valid[n] = 1;
   }
+  s.material_volume = material_volume(evaluate_elasticity(grid, s.u, s.valid, shape, lame));
   return s;
 }
 
