@@ -59,12 +59,15 @@
 // fluid. Lines 13-15 and 18 (FLIP particles, repulsion and friction,
 // rasterization) only resolve contact between solids; alone in void the grid
 // velocity is final, and line 22's semi-Lagrangian advection carries the
-// solid's own velocity copy in their place. That stand-in dissipates: it
-// carries velocity vectors without turning them, so a spinning solid's field
-// gains a radial part the projection then removes (measured: a ball of radius
-// 5 cells spinning its rim 0.5 cells per step, dt = 1/24 s, no damping, kept
-// 15 % of its kinetic energy after 24 steps). Deformation and rest shape do
-// not depend on it; the FLIP particles of lines 13 and 18 are its remedy.
+// solid's own velocity copy in their place. A spinning solid loses energy
+// (measured: a ball of radius 5 cells spinning its rim 0.5 cells per step,
+// dt = 1/24 s, no damping, E = 1e5 Pa, kept 15 % of its kinetic energy after
+// 24 steps), and the stand-in is not where most of it goes: stepped as a
+// World (world.hpp) the same ball loses about 30 % per step in the velocity
+// solve (line 9), and a trial wiring of the FLIP particles (particles.hpp)
+// into that step lost as much; with E = 1e2 Pa the first steps lose under 1 %. The elastic response to the rotation (the advected reference map
+// no longer giving F = R exactly) is the sink; the particles alone, with no
+// solve, keep 99 % (tests/eulerian/test_particles.cpp).
 //
 // The domain walls are no-slip (unknowns.hpp). Velocities and displacements
 // are kept in a band of nodes around the solid (advection.hpp,

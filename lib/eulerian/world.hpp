@@ -60,8 +60,8 @@
 // void_step.hpp). Particles carrying ^lv with repulsion and friction replace
 // that copy: they read World::velocity and write the solid's final ^lv^{n+1}
 // on those nodes, before line 19. Until then line 22 carries each solid's
-// copy through itself, as step_in_void does (void_step.hpp says what that
-// dissipates).
+// copy through itself, as step_in_void does (void_step.hpp: a spinning solid
+// loses its energy mostly in the velocity solve, not in that advection).
 //
 // Paper's constants: the solver thresholds (pressure 0.02, velocity 1e-3,
 // VoidStepSettings). Ours: the drift correction of b, the band widths, the
