@@ -19,11 +19,12 @@ SparseMatrix diagonal(const Vector& d) {
   return m;
 }
 
-SparseMatrix compressed(const SparseMatrix& m) {
+// `m` itself when compressed (Z2 always is), else a compressed copy kept in `copy`.
+const SparseMatrix& compressed(const SparseMatrix& m, SparseMatrix& copy) {
   if (m.isCompressed()) return m;
-  SparseMatrix c = m;
-  c.makeCompressed();
-  return c;
+  copy = m;
+  copy.makeCompressed();
+  return copy;
 }
 
 // The plain expression the kept pattern reproduces; for patterns that are not symmetric.
@@ -45,11 +46,13 @@ SolidSplit split_solid(const SolidBlock& s, Real sigma) {
 }
 
 SolidProductPattern::SolidProductPattern(const SparseMatrix& z2_in) {
-  const SparseMatrix z2 = compressed(z2_in);
+  SparseMatrix copy;
+  const SparseMatrix& z2 = compressed(z2_in, copy);
   const Index n = z2.rows();
   z2_outer_.assign(z2.outerIndexPtr(), z2.outerIndexPtr() + n + 1);
   z2_inner_.assign(z2.innerIndexPtr(), z2.innerIndexPtr() + z2.nonZeros());
-  x_ = compressed(linsolve::sum(z2, linsolve::product(z2, z2)));
+  x_ = linsolve::sum(z2, linsolve::product(z2, z2));
+  x_.makeCompressed();
   const int* outer = x_.outerIndexPtr();
   const int* inner = x_.innerIndexPtr();
   std::vector<int> mirror(static_cast<std::size_t>(x_.nonZeros()));
@@ -68,14 +71,16 @@ SolidProductPattern::SolidProductPattern(const SparseMatrix& z2_in) {
 }
 
 bool SolidProductPattern::fits(const SparseMatrix& z2_in) const {
-  const SparseMatrix z2 = compressed(z2_in);
+  SparseMatrix copy;
+  const SparseMatrix& z2 = compressed(z2_in, copy);
   return z2.rows() + 1 == static_cast<Index>(z2_outer_.size()) && z2.cols() == z2.rows() &&
          std::equal(z2_outer_.begin(), z2_outer_.end(), z2.outerIndexPtr()) &&
          std::equal(z2_inner_.begin(), z2_inner_.end(), z2.innerIndexPtr());
 }
 
 SparseMatrix SolidProductPattern::lowered(const SparseMatrix& z2_in, const Vector& z1_inverse) const {
-  const SparseMatrix z2 = compressed(z2_in);
+  SparseMatrix copy;
+  const SparseMatrix& z2 = compressed(z2_in, copy);
   if (mirror_.empty() && x_.nonZeros() > 0) return plain_lowered(z2, z1_inverse);
   const Index n = z2.rows();
   const int *zo = z2.outerIndexPtr(), *zi = z2.innerIndexPtr(), *xo = x_.outerIndexPtr(), *xi = x_.innerIndexPtr();

@@ -153,7 +153,6 @@ levelset::NeighbourReach neighbour_reach(const grid::MacGrid& grid, const grid::
     std::uint32_t bits = levelset::REACH_ALL;
     std::array<unsigned char, 27>& seen = partial[static_cast<std::size_t>(e)];
     seen.fill(0xFF);
-
     for (int o = 0; o < 27; ++o) {
       const Vec3i n = neighbour(c, o);
       if (!cells.inside(n.x(), n.y(), n.z())) continue;
@@ -183,7 +182,7 @@ grid::Array3<char> cells_beside_thin_solids(const levelset::NeighbourReach& reac
   if (reach.partial.empty()) return {};
   grid::Array3<char> out(reach.cells.size(), 0);
   for (const auto& entry : reach.partial) out[entry.first] = 1;
-  grid::dilate(out, 3);
+  grid::dilate(out, CELLS_BESIDE_THIN_SOLIDS);
   return out;
 }
 

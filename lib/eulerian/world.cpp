@@ -400,12 +400,11 @@ World make_world(const grid::MacGrid& grid) {
 }
 
 Real cfl_time_step(const World& world, Real cfl, Real max_dt) {
+  Real dt = max_dt;
+  for (const EulerianSolid& solid : world.solids) dt = std::min(dt, cfl_time_step(solid, cfl, max_dt));
   Real speed = 0;
   for (Index n = 0; n < node_count(world.grid); ++n) speed = std::max(speed, node_value(world.velocity, n).norm());
-  for (const EulerianSolid& solid : world.solids)
-    for (Index n = 0; n < node_count(solid.grid); ++n)
-      if (solid.valid[n]) speed = std::max(speed, node_value(solid.v, n).norm());
-  return speed > 0 ? std::min(max_dt, cfl * world.grid.dx / speed) : max_dt;
+  return speed > 0 ? std::min(dt, cfl * world.grid.dx / speed) : dt;
 }
 
 WorldReport step(World& world, Real dt, const WorldSettings& settings) {

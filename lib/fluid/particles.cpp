@@ -45,7 +45,8 @@ constexpr MatchEffort MATCH{2, 20, 1e-2};
 // Beside solids thinner than a cell (`exact` cells given), where the jittered
 // particles meet the exact ones: still water 10 cells deep beside a wall moved
 // at 0.69 mm/s with MATCH and 0.34 with this (without a wall: 0.24 and 0.012
-// mm/s), for 11 s more seeding of the paper's dam break at 100^3.
+// mm/s). Only there: run for every scene it would add 11 s to the seeding of
+// the paper's dam break at 100^3.
 constexpr MatchEffort PRECISE_MATCH{4, 60, 1e-4};
 constexpr Real MATCH_DAMPING = 1e-2;
 constexpr Real MATCH_MAX_STEP = 0.125;
