@@ -2,16 +2,19 @@
 
 namespace fsicut::eulerian {
 
+bool on_domain_boundary(const grid::MacGrid& grid, const Vec3i& node) {
+  for (int a = 0; a < 3; ++a)
+    if (node[a] == 0 || node[a] == grid.resolution[a]) return true;
+  return false;
+}
+
 Unknowns make_unknowns(const grid::MacGrid& grid, const std::vector<Real>& node_mass) {
   Unknowns out;
   const Index n = node_count(grid);
   out.of_node.assign(static_cast<std::size_t>(n), -1);
   for (Index node = 0; node < n; ++node) {
     if (!(node_mass[node] > 0)) continue;
-    const Vec3i c = node_coord(grid, node);
-    bool wall = false;
-    for (int a = 0; a < 3; ++a) wall = wall || c[a] == 0 || c[a] == grid.resolution[a];
-    if (wall) continue;
+    if (on_domain_boundary(grid, node_coord(grid, node))) continue;
     out.of_node[node] = out.size();
     out.nodes.push_back(node);
   }

@@ -19,6 +19,9 @@ struct Unknowns {
   Index dofs() const { return 3 * size(); }
 };
 
+// True for a node on the domain boundary (a no-slip wall node).
+bool on_domain_boundary(const grid::MacGrid& grid, const Vec3i& node);
+
 // The unknowns of `grid` given the lumped nodal masses (#nodes) [kg].
 Unknowns make_unknowns(const grid::MacGrid& grid, const std::vector<Real>& node_mass);
 

@@ -114,6 +114,20 @@ void update_displacement(EulerianSolid& solid, Real dt, int band, const std::vec
                          const Vector& values) {
   solid.v.setZero();
   std::vector<char> has_velocity(solid.valid.size(), 0);
+  // The no-slip walls hold the solid they touch: on the wall nodes in and at
+  // the solid (material distance under one cell, as refit_band) the velocity
+  // is 0, not a continuation of the interior's, so the displacement there
+  // stays put (a cantilever clamped in a wall otherwise slid out of it, 0.1
+  // cell in 40 steps, and gathered spurious strain at its root). Wall nodes
+  // further out stay band nodes: zeros there would bend the extrapolated
+  // velocity a solid moving near a wall advects its displacement with.
+  for (Index n = 0; n < node_count(solid.grid); ++n) {
+    if (!solid.valid[n]) continue;
+    const Vec3i c = node_coord(solid.grid, n);
+    const Vec3 x = solid.grid.origin + solid.grid.dx * c.cast<Real>();
+    if (on_domain_boundary(solid.grid, c) && material_distance(solid.shape, x - node_value(solid.u, n)) < solid.grid.dx)
+      has_velocity[n] = 1;
+  }
   for (std::size_t k = 0; k < nodes.size(); ++k) {
     solid.v.segment<3>(3 * nodes[k]) = values.segment<3>(3 * k);
     has_velocity[nodes[k]] = 1;

@@ -150,7 +150,8 @@ Real material_volume(const ElasticState& state);
 // Line 19 with the seam of lines 13-18: the solid's velocity copy becomes
 // `values` (3 per node, [m/s]) on `nodes` (the nodes where the solid has
 // mass), is carried into the band by extrapolation (band layers, widened
-// for fast steps as VoidStepSettings::band says), and u += dt v there.
+// for fast steps as VoidStepSettings::band says), and u += dt v there. The
+// solid's nodes on the domain walls keep velocity 0 (no-slip) and their u.
 void update_displacement(EulerianSolid& solid, Real dt, int band, const std::vector<Index>& nodes,
                          const Vector& values);
 // Line 20: u^{n+1}(x) = u(x - dt v^{n+1}).
