@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "lib/linsolve/minres.hpp"
 #include "lib/linsolve/sparse.hpp"
 
 namespace fsicut::eulerian {
@@ -107,6 +108,36 @@ linsolve::Report correct_velocity(const linsolve::SparseMatrix& J, const Vector&
     report = linsolve::solve_pcg(G, impulse, delta, pcg);
   }
   v -= delta;
+  return report;
+}
+
+linsolve::Report solve_kkt(const linsolve::SparseMatrix& G, const linsolve::SparseMatrix& J, const Vector& rhs,
+                           const Vector& b, Vector& v, Vector& p, Real tolerance, int max_iterations) {
+  const Index n = G.rows(), m = J.rows();
+  const Vector g_diag = G.diagonal();
+  // diag(J diag(G)^-1 J^T), and the scale alpha that brings it to diag(G)'s size.
+  Vector s_diag = Vector::Zero(m);
+  for (Index r = 0; r < m; ++r)
+    for (linsolve::SparseMatrix::InnerIterator it(J, r); it; ++it) s_diag[r] += it.value() * it.value() / g_diag[it.col()];
+  const Real alpha = m > 0 ? std::sqrt(g_diag.mean() / std::max(s_diag.mean(), Real(1e-300))) : 1;
+  const auto apply = [&](const Vector& x, Vector& y) {
+    y.resize(n + m);
+    y.head(n) = G * x.head(n) + alpha * (J.transpose() * x.tail(m));
+    y.tail(m) = alpha * (J * x.head(n));
+  };
+  const auto precondition = [&](const Vector& r, Vector& z) {
+    z.resize(n + m);
+    z.head(n) = r.head(n).cwiseQuotient(g_diag);
+    for (Index k = 0; k < m; ++k) z[n + k] = s_diag[k] > 0 ? r[n + k] / (alpha * alpha * s_diag[k]) : r[n + k];
+  };
+  Vector x(n + m), right(n + m);
+  x.head(n) = v.size() == n ? v : Vector::Zero(n);
+  x.tail(m) = p.size() == m ? Vector(p / alpha) : Vector::Zero(m);
+  right.head(n) = rhs;
+  right.tail(m) = alpha * b;
+  const linsolve::Report report = linsolve::solve_minres(apply, precondition, right, x, {tolerance, max_iterations});
+  v = x.head(n);
+  p = alpha * x.tail(m);
   return report;
 }
 

@@ -88,6 +88,25 @@ linsolve::Report pressure_project(EulerianSolid& solid, const VoidStepSettings& 
   return r;
 }
 
+// Lines 9-11 as one saddle-point solve (projection.hpp solve_kkt); keeps p
+// as the next warm start.
+linsolve::Report solve_constrained_velocity(EulerianSolid& solid, Real dt, const VoidStepSettings& settings,
+                                            StepSystem& s) {
+  Vector p;
+  s.J = divergence_matrix(solid.grid, s.state.cells, s.unknowns);
+  p.resize(s.J.rows());
+  for (std::size_t r = 0; r < s.state.cells.size(); ++r)
+    p[r] = solid.pressure.size() == solid.grid.cell_count() ? solid.pressure[cell_index(solid.grid, s.state.cells[r])] : 0;
+  s.b = volume_drift_rates(solid.grid, s.state, dt, settings.projection.drift_relaxation);
+  const Vector rhs = s.mass.cwiseProduct(s.v) + dt * s.force;
+  const linsolve::Report r = solve_kkt(s.G, s.J, rhs, s.b, s.v, p, settings.projection.kkt_tolerance,
+                                       settings.projection.kkt_max_iterations);
+  require_converged(r, "saddle-point (Eq. 11)");
+  solid.pressure = Vector::Zero(solid.grid.cell_count());
+  for (std::size_t k = 0; k < s.state.cells.size(); ++k) solid.pressure[cell_index(solid.grid, s.state.cells[k])] = p[k];
+  return r;
+}
+
 // The rings of nodes the step's motion needs around the solid: the solid
 // moves up to max |v| dt into the void, and the backtraces of the nodes it
 // reaches read one cell further.
@@ -180,8 +199,14 @@ VoidStepReport step_in_void(EulerianSolid& solid, Real dt, const VoidStepSetting
   compute_mass_and_volume_fraction(solid, s);
   compute_material_force_and_stiffness(solid, s);
   assemble_system(solid, dt, settings, s);
-  report.velocity = solve_unconstrained_velocity(solid, dt, settings, s);
-  if (settings.incompressible) {
+  const bool kkt = settings.incompressible && settings.projection.solver == ConstraintSolver::kkt &&
+                   settings.velocity.integration == Integration::semi_implicit;
+  if (kkt) {
+    report.velocity = solve_constrained_velocity(solid, dt, settings, s);
+  } else {
+    report.velocity = solve_unconstrained_velocity(solid, dt, settings, s);
+  }
+  if (settings.incompressible && !kkt) {
     Vector p;
     report.pressure = compute_pressure(solid, dt, settings, s, p);
     const Real before = (s.J * s.v - s.b).norm();

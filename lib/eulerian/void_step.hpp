@@ -52,6 +52,10 @@
 //   9  v* = G^-1 f*                                     (Eq. 8)
 //  10  pressure: J M^-1 J^T p = J v* - b               (Eq. 12; b: volume drift, projection.hpp)
 //  11  project: v = v* - M^-1 J^T p                    (Eq. 13, projection.hpp)
+//      (ProjectionSettings::solver kkt: lines 9-11 as one saddle-point solve,
+//      projection.hpp solve_kkt; the primal-dual split lets the pressure act
+//      through M only, and a stiff incompressible solid comes out as soft as
+//      E = 2 mu instead of 3 mu: tests/eulerian/test_void_step.cpp)
 //  19  u = u^n + dt v^{n+1}
 //  20  semi-Lagrangian advection of u -> u^{n+1}
 //  22  semi-Lagrangian advection of the velocity

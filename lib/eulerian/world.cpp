@@ -297,14 +297,24 @@ Vector constraint_rates(const World& world, Real dt, const WorldSettings& settin
 }
 
 // Line 10: the pressure impulse of Eq. 12, warm-started from the last step.
-linsolve::Report compute_pressure(const World& world, Real dt, const WorldSettings& settings, WorldSystem& s,
-                                  Vector& p) {
+// J, b and the warm start of p.
+void set_up_constraints(const World& world, Real dt, const WorldSettings& settings, WorldSystem& s, Vector& p) {
   s.cells = constrained_cells(world, s);
   s.J = divergence_matrix(world.grid, s.cells, s.unknowns);
   p.resize(s.J.rows());
   const bool warm = world.pressure.size() == world.grid.cell_count();
   for (std::size_t r = 0; r < s.cells.size(); ++r) p[r] = warm ? world.pressure[cell_index(world.grid, s.cells[r])] : 0;
   s.b = constraint_rates(world, dt, settings, s);
+}
+
+void keep_pressure(World& world, const WorldSystem& s, const Vector& p) {
+  world.pressure = Vector::Zero(world.grid.cell_count());
+  for (std::size_t k = 0; k < s.cells.size(); ++k) world.pressure[cell_index(world.grid, s.cells[k])] = p[k];
+}
+
+linsolve::Report compute_pressure(const World& world, Real dt, const WorldSettings& settings, WorldSystem& s,
+                                  Vector& p) {
+  set_up_constraints(world, dt, settings, s, p);
   const linsolve::Report r = solve_pressure(s.J, s.mass, s.b, s.v, p, settings.projection);
   require_converged(r, "pressure (Eq. 12)");
   return r;
@@ -314,8 +324,19 @@ linsolve::Report compute_pressure(const World& world, Real dt, const WorldSettin
 linsolve::Report pressure_project(World& world, const WorldSettings& settings, WorldSystem& s, const Vector& p) {
   const linsolve::Report r = correct_velocity(s.J, s.mass, s.G, p, s.v, settings.projection);
   require_converged(r, "velocity correction (Eq. 13)");
-  world.pressure = Vector::Zero(world.grid.cell_count());
-  for (std::size_t k = 0; k < s.cells.size(); ++k) world.pressure[cell_index(world.grid, s.cells[k])] = p[k];
+  keep_pressure(world, s, p);
+  return r;
+}
+
+// Lines 9-11 as one saddle-point solve (projection.hpp solve_kkt).
+linsolve::Report solve_constrained_velocity(World& world, Real dt, const WorldSettings& settings, WorldSystem& s) {
+  Vector p;
+  set_up_constraints(world, dt, settings, s, p);
+  const Vector rhs = s.mass.cwiseProduct(s.v) + dt * s.force;
+  const linsolve::Report r = solve_kkt(s.G, s.J, rhs, s.b, s.v, p, settings.projection.kkt_tolerance,
+                                       settings.projection.kkt_max_iterations);
+  require_converged(r, "saddle-point (Eq. 11)");
+  keep_pressure(world, s, p);
   return r;
 }
 
@@ -421,8 +442,14 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
   assemble_forces(world, settings, s);
   assemble_matrices(world, dt, s);
   report.momentum_expected = momentum(s.mass, s.v) + dt * momentum(Vector::Ones(s.mass.size()), s.force);
-  report.velocity = solve_unconstrained_velocity(world, dt, settings, s);
-  if (settings.incompressible) {
+  const bool kkt = settings.incompressible && settings.projection.solver == ConstraintSolver::kkt &&
+                   settings.velocity.integration == Integration::semi_implicit;
+  if (kkt) {
+    report.velocity = solve_constrained_velocity(world, dt, settings, s);
+  } else {
+    report.velocity = solve_unconstrained_velocity(world, dt, settings, s);
+  }
+  if (settings.incompressible && !kkt) {
     Vector p;
     report.pressure = compute_pressure(world, dt, settings, s, p);
     const Real before = (s.J * s.v - s.b).norm();

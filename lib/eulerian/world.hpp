@@ -29,6 +29,8 @@
 //   9  G v* = f*, G = M + dt C + dt^2 K          (Eq. 8)
 //  10  J M^-1 J^T p = J v* - b                   (Eq. 12)
 //  11  v^{n+1} = v* - M^-1 J^T p                 (Eq. 13; ProjectionSettings::correction)
+//      (ProjectionSettings::solver kkt: lines 9-11 as one saddle-point
+//      solve of Eq. 11, projection.hpp solve_kkt)
 //  19  per solid: u = u^n + dt ^lv^{n+1}
 //  20  per solid: semi-Lagrangian advection of u
 //  22  semi-Lagrangian advection of the fluid velocity (through v^{n+1}), then
