@@ -70,7 +70,8 @@ linsolve::Report compute_pressure(EulerianSolid& solid, Real dt, const VoidStepS
                : 0;
   }
   s.b = volume_drift_rates(solid.grid, s.state, dt, settings.projection.drift_relaxation);
-  const linsolve::Report r = solve_pressure(s.J, s.mass, s.b, s.v, p, settings.projection);
+  const linsolve::Report r = solve_pressure(pressure_matrix(solid.grid, s.state.cells, s.unknowns, s.mass), s.J, s.b,
+                                            s.v, p, settings.projection);
   require_converged(r, "pressure (Eq. 12)");
   return r;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 
 #include <Eigen/QR>
@@ -315,7 +316,8 @@ void keep_pressure(World& world, const WorldSystem& s, const Vector& p) {
 linsolve::Report compute_pressure(const World& world, Real dt, const WorldSettings& settings, WorldSystem& s,
                                   Vector& p) {
   set_up_constraints(world, dt, settings, s, p);
-  const linsolve::Report r = solve_pressure(s.J, s.mass, s.b, s.v, p, settings.projection);
+  const linsolve::Report r =
+      solve_pressure(pressure_matrix(world.grid, s.cells, s.unknowns, s.mass), s.J, s.b, s.v, p, settings.projection);
   require_converged(r, "pressure (Eq. 12)");
   return r;
 }
@@ -430,6 +432,12 @@ Real cfl_time_step(const World& world, Real cfl, Real max_dt) {
 
 WorldReport step(World& world, Real dt, const WorldSettings& settings) {
   WorldReport report;
+  auto clock = std::chrono::steady_clock::now();
+  const auto lap = [&clock](Real& seconds) {
+    const auto now = std::chrono::steady_clock::now();
+    seconds += std::chrono::duration<Real>(now - clock).count();
+    clock = now;
+  };
   WorldSystem s;
   s.solids.resize(world.solids.size());
   for (std::size_t l = 0; l < world.solids.size(); ++l) {
@@ -442,6 +450,7 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
   assemble_forces(world, settings, s);
   assemble_matrices(world, dt, s);
   report.momentum_expected = momentum(s.mass, s.v) + dt * momentum(Vector::Ones(s.mass.size()), s.force);
+  lap(report.seconds.assemble);
   const bool kkt = settings.incompressible && settings.projection.solver == ConstraintSolver::kkt &&
                    settings.velocity.integration == Integration::semi_implicit;
   if (kkt) {
@@ -449,12 +458,15 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
   } else {
     report.velocity = solve_unconstrained_velocity(world, dt, settings, s);
   }
+  lap(report.seconds.velocity);
   if (settings.incompressible && !kkt) {
     Vector p;
     report.pressure = compute_pressure(world, dt, settings, s, p);
+    lap(report.seconds.pressure);
     const Real before = (s.J * s.v - s.b).norm();
     report.correction = pressure_project(world, settings, s, p);
     report.divergence = before > 0 ? (s.J * s.v - s.b).norm() / before : 0;
+    lap(report.seconds.velocity);
   }
   report.momentum_solved = momentum(s.mass, s.v);
   publish_velocity(world, s);
@@ -464,6 +476,7 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
   }
   report_solids(world, s, report);
   advect_velocities_and_smoke(world, dt, settings);
+  lap(report.seconds.advection);
   check_state(world, s);
   for (Index k = 0; k + 2 < s.v.size(); k += 3) report.max_speed = std::max(report.max_speed, s.v.segment<3>(k).norm());
   report.unknowns = s.unknowns.size();
