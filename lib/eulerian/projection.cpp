@@ -51,18 +51,18 @@ NodeField divergence_transpose(const grid::MacGrid& grid, const Vector& p) {
 
 linsolve::SparseMatrix divergence_matrix(const grid::MacGrid& grid, const std::vector<Vec3i>& cells,
                                          const Unknowns& unknowns) {
-  std::vector<Eigen::Triplet<Real, int>> triplets;
-  triplets.reserve(cells.size() * 3 * CORNERS);
+  // Inserted row by row in increasing column order (corner q's node index,
+  // hence its unknown, grows with q): no sort, no second copy.
   const Real scale = grid.dx * grid.dx / 4;
+  linsolve::SparseMatrix J(static_cast<Index>(cells.size()), unknowns.dofs());
+  J.reserve(Eigen::VectorXi::Constant(J.rows(), 3 * CORNERS));
   for (std::size_t r = 0; r < cells.size(); ++r)
     for (int q = 0; q < CORNERS; ++q) {
       const Index k = unknowns.of_node[corner_node(grid, cells[r], q)];
       if (k < 0) continue;
-      for (int a = 0; a < 3; ++a)
-        triplets.emplace_back(static_cast<int>(r), static_cast<int>(3 * k + a), scale * corner_sign(q, a));
+      for (int a = 0; a < 3; ++a) J.insert(static_cast<Index>(r), 3 * k + a) = scale * corner_sign(q, a);
     }
-  linsolve::SparseMatrix J(static_cast<Index>(cells.size()), unknowns.dofs());
-  J.setFromTriplets(triplets.begin(), triplets.end());
+  J.makeCompressed();
   return J;
 }
 
