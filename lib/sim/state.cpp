@@ -70,6 +70,8 @@ void check_reduced_scheme(const SimState& state) {
 SimState build_state(const scene::Scene& scene) {
   SimState state;
   state.scene = scene;
+  if (scene.coupling.scheme == scene::Coupling::Scheme::eulerian)
+    throw SceneError(scene.file, "/coupling/scheme", "\"eulerian\" is read but not yet stepped by this build");
   for (const scene::SolidDesc& desc : scene.solids) {
     solid::Body body = make_solid(desc, scene.file);
     check_inside_grid(scene, body, desc.pointer);
