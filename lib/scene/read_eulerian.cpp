@@ -119,6 +119,8 @@ void check_eulerian(const Scene& scene, const Where& root) {
       (at / "contact" / "stiffness").fail("not implemented: contact between Eulerian solids (the particles of "
                                           "Eqs. 14-15) is not in the step yet; use 0");
     if (eulerian) (s.incompressible ? incompressible : compressible) = true;
+    if (smoke && s.name == "smoke")
+      (at / "name").fail("\"smoke\" is reserved for the smoke's output files in a scene with smoke");
     if (eulerian && !s.incompressible && smoke)
       (at / "incompressible").fail("false is not implemented with smoke: the smoke box constrains every cell");
   }

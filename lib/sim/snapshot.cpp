@@ -41,6 +41,9 @@
 //                          set-up gives the results of a fresh one bit for bit
 //                   probes, obstacle_surfaces: built by build_state from the
 //                          scene (probe sites, obstacle cut cells: static)
+//                   eulerian: not stored (coupling/scheme "eulerian"):
+//                          restore_snapshot refuses such a scene, whose
+//                          world, surfaces and tally would be needed
 //   solid::Body     x, v: stored. R: recomputed from x (update_rotations).
 //                   name: stored and checked. Everything else (mesh, material,
 //                   mass, pinned, dofs, rest_volume, Dm_inv, K0, K0q, layouts) is
@@ -312,6 +315,11 @@ checkpoint::Snapshot to_snapshot(const SimState& state, const RunProgress& progr
 
 void restore_snapshot(const checkpoint::Snapshot& snapshot, const std::string& file, SimState& state,
                       RunProgress& progress) {
+  // Its checkpoints do not hold the world yet: resuming would restart it at
+  // rest at the checkpoint's time.
+  if (state.eulerian)
+    throw Error(ExitCode::data, "cannot resume from " + file + ": resuming a scene with \"coupling/scheme\": "
+                                "\"eulerian\" is not implemented yet; run it again without --resume");
   progress.mid_frame = snapshot.mid_frame;
   progress.partial = frame_stats(snapshot.partial);
   progress.stats = snapshot.stats;

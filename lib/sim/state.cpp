@@ -8,6 +8,7 @@
 #include "lib/cutcell/thin_solids.hpp"
 #include "lib/levelset/mesh_sdf.hpp"
 #include "lib/mesh/check.hpp"
+#include "lib/sim/eulerian_run.hpp"
 #include "lib/sim/from_scene.hpp"
 #include "lib/sim/obstacles.hpp"
 #include "lib/sim/solids.hpp"
@@ -70,8 +71,10 @@ void check_reduced_scheme(const SimState& state) {
 SimState build_state(const scene::Scene& scene) {
   SimState state;
   state.scene = scene;
-  if (scene.coupling.scheme == scene::Coupling::Scheme::eulerian)
-    throw SceneError(scene.file, "/coupling/scheme", "\"eulerian\" is read but not yet stepped by this build");
+  if (scene.coupling.scheme == scene::Coupling::Scheme::eulerian) {
+    state.eulerian = build_eulerian(scene);
+    return state;
+  }
   for (const scene::SolidDesc& desc : scene.solids) {
     solid::Body body = make_solid(desc, scene.file);
     check_inside_grid(scene, body, desc.pointer);
@@ -157,6 +160,7 @@ std::string summary(const SimState& state) {
   else out << s.coupling.alpha;
   out << ", tolerance " << s.coupling.tolerance << ", preconditioner " << scene::to_string(s.coupling.preconditioner)
       << "\n";
+  if (state.eulerian) out << eulerian_summary(state);
   out << "output    " << s.output.directory << "\n";
   return out.str();
 }
