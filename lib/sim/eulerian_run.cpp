@@ -5,6 +5,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "lib/checkpoint/format.hpp"
 #include "lib/core/error.hpp"
 #include "lib/eulerian/measure.hpp"
 #include "lib/levelset/mesh_sdf.hpp"
@@ -201,6 +202,83 @@ void add_eulerian_record(const SimState& state, json& record) {
                         {"constraints", t.constraints},
                         {"smoke_amount", e.world.smoke ? eulerian::smoke_amount(e.world.grid, e.world.smoke->density)
                                                        : 0.0}};
+}
+
+namespace {
+
+std::vector<double> values(const eulerian::Vector& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
+
+// `to` keeps its size, which the scene fixed; a record of another size does not fit.
+void restore_values(const std::vector<double>& from, eulerian::Vector& to, const std::string& where,
+                    const std::string& name) {
+  if (static_cast<Index>(from.size()) != to.size())
+    checkpoint::throw_mismatch(where, name + " has " + std::to_string(from.size()) + " values in the checkpoint, " +
+                                          std::to_string(to.size()) + " in the scene");
+  to = Eigen::Map<const eulerian::Vector>(from.data(), to.size());
+}
+
+}  // namespace
+
+checkpoint::EulerianRecord eulerian_record(const EulerianState& e) {
+  checkpoint::EulerianRecord r;
+  r.velocity = values(e.world.velocity);
+  r.pressure = values(e.world.pressure);
+  for (const eulerian::EulerianSolid& s : e.world.solids)
+    r.solids.push_back({values(s.u), values(s.v), std::vector<std::uint8_t>(s.valid.begin(), s.valid.end()),
+                        values(s.pressure)});
+  if (e.world.smoke) {
+    r.smoke = true;
+    const grid::Array3<Real>& d = e.world.smoke->density;
+    r.smoke_density.assign(&d(0, 0, 0), &d(0, 0, 0) + d.count());
+    r.smoke_velocity = values(e.world.smoke->velocity);
+  }
+  for (const EulerianSurface& s : e.surfaces) r.surfaces.push_back(s.vertices);
+  const EulerianTally& t = e.tally;
+  r.tally_frame = t.frame;
+  r.tally_substeps = t.substeps;
+  r.velocity_iterations = t.velocity_iterations;
+  r.pressure_iterations = t.pressure_iterations;
+  r.correction_iterations = t.correction_iterations;
+  r.divergence = t.divergence;
+  r.unknowns = t.unknowns;
+  r.constraints = t.constraints;
+  return r;
+}
+
+void restore_eulerian(const checkpoint::EulerianRecord& r, const std::string& where, EulerianState& e) {
+  eulerian::World& w = e.world;
+  if (r.solids.size() != w.solids.size() || r.surfaces.size() != e.surfaces.size() || r.smoke != w.smoke.has_value())
+    checkpoint::throw_mismatch(where, std::to_string(r.solids.size()) + " Eulerian solids" +
+                                          (r.smoke ? " with smoke" : "") + " in the checkpoint, " +
+                                          std::to_string(w.solids.size()) + (w.smoke ? " with smoke" : "") +
+                                          " in the scene");
+  restore_values(r.velocity, w.velocity, where, "the velocity");
+  w.pressure = Eigen::Map<const eulerian::Vector>(r.pressure.data(), static_cast<Index>(r.pressure.size()));
+  for (std::size_t l = 0; l < w.solids.size(); ++l) {
+    eulerian::EulerianSolid& s = w.solids[l];
+    const std::string name = "solid \"" + e.surfaces[l].name + "\"";
+    restore_values(r.solids[l].u, s.u, where, name + "'s displacement");
+    restore_values(r.solids[l].v, s.v, where, name + "'s velocity");
+    if (r.solids[l].valid.size() != s.valid.size())
+      checkpoint::throw_mismatch(where, name + "'s valid nodes do not fit the scene's grid");
+    s.valid.assign(r.solids[l].valid.begin(), r.solids[l].valid.end());
+    s.pressure = Eigen::Map<const eulerian::Vector>(r.solids[l].pressure.data(),
+                                                    static_cast<Index>(r.solids[l].pressure.size()));
+    if (r.surfaces[l].cols() != e.surfaces[l].vertices.cols())
+      checkpoint::throw_mismatch(where, name + "'s surface has " + std::to_string(r.surfaces[l].cols()) +
+                                            " vertices in the checkpoint, " +
+                                            std::to_string(e.surfaces[l].vertices.cols()) + " in the scene");
+    e.surfaces[l].vertices = r.surfaces[l];
+  }
+  if (w.smoke) {
+    grid::Array3<Real>& d = w.smoke->density;
+    if (static_cast<Index>(r.smoke_density.size()) != d.count())
+      checkpoint::throw_mismatch(where, "the smoke density does not fit the scene's grid");
+    std::copy(r.smoke_density.begin(), r.smoke_density.end(), &d(0, 0, 0));
+    restore_values(r.smoke_velocity, w.smoke->velocity, where, "the smoke velocity");
+  }
+  e.tally = EulerianTally{r.tally_frame, r.tally_substeps, r.velocity_iterations, r.pressure_iterations,
+                          r.correction_iterations, r.divergence, r.unknowns, r.constraints};
 }
 
 std::string eulerian_summary(const SimState& state) {

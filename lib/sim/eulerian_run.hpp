@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/checkpoint/snapshot.hpp"
 #include "lib/core/timer.hpp"
 #include "lib/scene/scene.hpp"
 #include "lib/sim/eulerian_state.hpp"
@@ -54,6 +55,19 @@ StepReport step_eulerian(SimState& state, Real dt, StageTimes& times);
 // pressure_iterations, correction_iterations, divergence, unknowns,
 // constraints, smoke_amount}.
 void add_eulerian_record(const SimState& state, nlohmann::json& record);
+
+// The checkpoint record of `e` (checkpoint/snapshot.hpp): everything a step
+// reads that the scene does not fix (the world's velocity and multiplier;
+// each solid's u, v, valid nodes and warm start; the smoke's density and
+// velocity; the surfaces' vertices; the frame tally). Material shapes,
+// materials, settings, the smoke's sources and the surfaces' triangles are
+// built again from the scene.
+checkpoint::EulerianRecord eulerian_record(const EulerianState& e);
+
+// Restores `record` into `e` built from the same scene by build_eulerian.
+// Throws Error(data = 65) "<where>: does not fit this scene: ..." when its
+// sizes are not the scene's (another grid, other solids or meshes).
+void restore_eulerian(const checkpoint::EulerianRecord& record, const std::string& where, EulerianState& e);
 
 // The --validate lines of the scheme.
 std::string eulerian_summary(const SimState& state);
