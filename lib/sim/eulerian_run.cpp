@@ -284,9 +284,11 @@ void restore_eulerian(const checkpoint::EulerianRecord& r, const std::string& wh
 std::string eulerian_summary(const SimState& state) {
   const EulerianState& e = *state.eulerian;
   std::ostringstream out;
-  out << "fluid     " << (e.world.smoke ? "smoke, density " + std::to_string(e.world.smoke->fluid_density) + " kg/m^3"
-                                        : std::string("none (solids in void)"))
-      << "\n";
+  if (e.world.smoke)
+    out << "fluid     smoke, density " << e.world.smoke->fluid_density << " kg/m^3, " << e.world.smoke->sources.size()
+        << " sources\n";
+  else
+    out << "fluid     none (solids in void)\n";
   for (std::size_t l = 0; l < e.world.solids.size(); ++l) {
     const eulerian::SolidMeasure m = eulerian::measure_solid(e.world.solids[l]);
     out << "eulerian  " << e.surfaces[l].name << ": mass " << m.mass << " kg, volume " << m.report.volume

@@ -8,6 +8,7 @@
 #include "lib/cutcell/thin_solids.hpp"
 #include "lib/levelset/mesh_sdf.hpp"
 #include "lib/mesh/check.hpp"
+#include "lib/scene/names.hpp"
 #include "lib/sim/eulerian_run.hpp"
 #include "lib/sim/from_scene.hpp"
 #include "lib/sim/obstacles.hpp"
@@ -155,12 +156,19 @@ std::string summary(const SimState& state) {
     }
     out << "\n";
   }
+  if (state.eulerian) {
+    const scene::EulerianCoupling& e = s.coupling.eulerian;
+    out << eulerian_summary(state);
+    out << "coupling  eulerian, pressure tolerance " << e.pressure_tolerance << ", velocity tolerance "
+        << e.velocity_tolerance << ", " << scene::name_of(e.integration) << "\n";
+    out << "output    " << s.output.directory << "\n";
+    return out.str();
+  }
   out << "coupling  " << scene::to_string(s.coupling.scheme) << ", sigma " << s.coupling.sigma << ", alpha ";
   if (s.coupling.alpha_auto) out << "auto";
   else out << s.coupling.alpha;
   out << ", tolerance " << s.coupling.tolerance << ", preconditioner " << scene::to_string(s.coupling.preconditioner)
       << "\n";
-  if (state.eulerian) out << eulerian_summary(state);
   out << "output    " << s.output.directory << "\n";
   return out.str();
 }

@@ -142,6 +142,8 @@ TEST_CASE("fsicut --validate accepts an Eulerian scene and refuses a bad one wit
   CHECK(ok.code == 0);
   CHECK(ok.out.find("eulerian  ball: mass") != std::string::npos);
   CHECK(ok.out.find("fluid     smoke") != std::string::npos);
+  CHECK(ok.out.find("coupling  eulerian, pressure tolerance 0.02, velocity tolerance 0.001, semi_implicit") !=
+        std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "out"));
   const std::string scene = (dir / "ball.json").string();
   const std::pair<std::string, std::string> refused[] = {

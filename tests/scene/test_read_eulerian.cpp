@@ -120,6 +120,8 @@ TEST_CASE("eulerian scene keys: each refusal exits 65 naming its pointer") {
        "not implemented"},
       {R"("fluid": { "kind": "smoke", "smoke": { "sources": [ { "min": [2, 2, 2], "max": [3, 3, 3] } ] } }, )" + SCHEME,
        "/fluid/smoke/sources/0", "outside the grid"},
+      {smoke + R"(, "solids": [ { "name": "smoke", "representation": "eulerian", "mesh": { "type": "sphere",
+          "center": [0.5, 0.5, 0.5], "radius": 0.2 } } ], )" + SCHEME, "/solids/0/name", "reserved"},
   };
   for (const Case& c : cases) {
     INFO(c.body);
