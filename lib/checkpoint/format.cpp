@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "lib/checkpoint/eulerian_section.hpp"
 #include "lib/core/hash.hpp"
 
 namespace fsicut::checkpoint {
@@ -343,6 +344,7 @@ std::string encode(const Snapshot& s) {
       for (const Points& p : s.surfaces) put_points(b, p);
     });
   if (has_measures(s)) put_section(w, SECTION_MEASURES, count, [&](ByteWriter& b) { put_measures(b, s); });
+  if (s.eulerian) put_section(w, SECTION_EULERIAN, count, [&](ByteWriter& b) { put_eulerian(b, *s.eulerian); });
   const std::size_t payload = w.size() - HEADER_SIZE;
   w.patch_u32(COUNT_OFFSET, count);
   w.patch_u64(SIZE_OFFSET, payload);
@@ -410,6 +412,10 @@ Snapshot decode(const std::string& bytes, const std::string& file) {
   if (has(all, SECTION_MEASURES)) {
     ByteReader measures = section(all, SECTION_MEASURES, file);
     get_measures(measures, s);
+  }
+  if (has(all, SECTION_EULERIAN)) {
+    ByteReader eulerian = section(all, SECTION_EULERIAN, file);
+    s.eulerian = get_eulerian(eulerian);
   }
   return s;
 }

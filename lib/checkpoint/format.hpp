@@ -34,6 +34,13 @@
 //             text, str the partial frame's probe rows, f64 its loads' seconds,
 //             u64 n and f64 x n its solid load sums, u64 m and f64 x m its
 //             obstacle load sums (6 per solid or obstacle: force, torque)
+//     "EULR"  only with coupling/scheme "eulerian" (eulerian_section.hpp):
+//             doubles velocity, doubles pressure; u32 #solids, per solid
+//             doubles u, doubles v, bytes valid, doubles pressure; u8 smoke,
+//             then doubles density, doubles velocity; u32 #surfaces, points
+//             each; i32 tally frame, i32 substeps, i64 velocity, pressure and
+//             correction iterations, f64 divergence, i64 unknowns, constraints
+//   doubles u64 n, f64 x n;  bytes: u64 n, u8 x n
 //   str     u64 length, bytes
 //   points  u64 #columns n, f64 3 x n column-major
 //   array   u8 element kind (1: f64, 2: u8), 3 x i32 dimensions, the
@@ -59,6 +66,7 @@ inline constexpr char SECTION_LIQUID[] = "LIQD";
 inline constexpr char SECTION_REDUCED[] = "REDU";
 inline constexpr char SECTION_SURFACES[] = "SURF";
 inline constexpr char SECTION_MEASURES[] = "MEAS";
+inline constexpr char SECTION_EULERIAN[] = "EULR";
 
 // The checkpoint of `snapshot` as bytes. The scene hash of META is computed
 // from snapshot.scene.

@@ -91,6 +91,29 @@ struct LiquidRecord {
   std::array<Array3Data<char>, 3> valid;      // valid-face flags per axis (0/1)
 };
 
+// The eulerian scheme's world (eulerian/world.hpp) and what the driver keeps
+// beside it (sim/eulerian_state.hpp). Nodal fields are 3 values per node,
+// cell fields one per cell, in the world's layout (eulerian/q1.hpp).
+struct EulerianSolidRecord {
+  std::vector<double> u, v;         // displacement [m], velocity copy [m/s]
+  std::vector<std::uint8_t> valid;  // per node, 0/1
+  std::vector<double> pressure;     // its own warm start [Pa s]
+};
+struct EulerianRecord {
+  std::vector<double> velocity;  // the shared velocity of the last step [m/s]
+  std::vector<double> pressure;  // the last multiplier [Pa s]
+  std::vector<EulerianSolidRecord> solids;
+  bool smoke = false;
+  std::vector<double> smoke_density;   // per cell
+  std::vector<double> smoke_velocity;  // per node, 3 each [m/s]
+  std::vector<Points> surfaces;        // per solid, its output surface's vertices [m]
+  // The frame tally (sim/eulerian_state.hpp EulerianTally).
+  std::int32_t tally_frame = -1, tally_substeps = 0;
+  std::int64_t velocity_iterations = 0, pressure_iterations = 0, correction_iterations = 0;
+  double divergence = 0;
+  std::int64_t unknowns = 0, constraints = 0;
+};
+
 struct Snapshot {
   std::string fsicut_version;  // of the program that wrote it
   std::string scene;           // the scene fingerprint (canonical JSON of the resolved scene)
@@ -104,6 +127,7 @@ struct Snapshot {
   std::vector<ReducedRecord> reduced;  // the reduced solids, in the order of `solids`
   std::vector<Points> surfaces;        // per solid, its surface's vertices as the last stage 4 saw them; empty: none
   std::optional<LiquidRecord> liquid;  // none: a scene without liquid
+  std::optional<EulerianRecord> eulerian;  // coupling/scheme "eulerian" only
 };
 
 }  // namespace fsicut::checkpoint

@@ -39,7 +39,8 @@ const NameTable<Coupling::Scheme>& names() {
                                                     {"damping_only", Coupling::Scheme::damping_only},
                                                     {"weak", Coupling::Scheme::weak},
                                                     {"partitioned", Coupling::Scheme::partitioned},
-                                                    {"xpm", Coupling::Scheme::xpm}};
+                                                    {"xpm", Coupling::Scheme::xpm},
+                                                    {"eulerian", Coupling::Scheme::eulerian}};
   return table;
 }
 
@@ -74,6 +75,34 @@ template <>
 const NameTable<Probe::Type>& names() {
   static const NameTable<Probe::Type> table = {
       {"pressure", Probe::Type::pressure}, {"gauge", Probe::Type::gauge}, {"point", Probe::Type::point}};
+  return table;
+}
+
+template <>
+const NameTable<Fluid::Kind>& names() {
+  static const NameTable<Fluid::Kind> table = {{"liquid", Fluid::Kind::liquid}, {"smoke", Fluid::Kind::smoke}};
+  return table;
+}
+
+template <>
+const NameTable<SolidDesc::Representation>& names() {
+  static const NameTable<SolidDesc::Representation> table = {
+      {"lagrangian", SolidDesc::Representation::lagrangian}, {"eulerian", SolidDesc::Representation::eulerian}};
+  return table;
+}
+
+template <>
+const NameTable<EulerianCoupling::Solver>& names() {
+  static const NameTable<EulerianCoupling::Solver> table = {{"pcr", EulerianCoupling::Solver::pcr},
+                                                            {"minres", EulerianCoupling::Solver::minres}};
+  return table;
+}
+
+template <>
+const NameTable<EulerianCoupling::Integration>& names() {
+  static const NameTable<EulerianCoupling::Integration> table = {
+      {"semi_implicit", EulerianCoupling::Integration::semi_implicit},
+      {"explicit", EulerianCoupling::Integration::explicit_euler}};
   return table;
 }
 

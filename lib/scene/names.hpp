@@ -27,6 +27,10 @@ template <> const NameTable<Partitioned::Impulses>& names();
 template <> const NameTable<Output::UpAxis>& names();
 template <> const NameTable<Scene::OnAbsurd>& names();
 template <> const NameTable<Probe::Type>& names();
+template <> const NameTable<Fluid::Kind>& names();
+template <> const NameTable<SolidDesc::Representation>& names();
+template <> const NameTable<EulerianCoupling::Solver>& names();
+template <> const NameTable<EulerianCoupling::Integration>& names();
 
 // The name of `value` in names<Enum>() ("?" for a value outside the enumeration).
 template <class Enum>

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "lib/scene/names.hpp"
+#include "lib/scene/read_eulerian.hpp"
 #include "lib/scene/read_probes.hpp"
 
 namespace fsicut::scene {
@@ -136,6 +137,7 @@ SolidDesc read_solid(const json& j, const Where& w) {
   });
   if (!o.has("mesh")) w.fail("missing required key \"mesh\"");
   s.mesh = read_mesh(o.at("mesh"), w / "mesh");
+  read_representation(o, w, o.at("mesh"), s);
   o.get("density", s.density, positive_at_most(MAX_DENSITY, "kg/m^3"));
   o.get("youngs_modulus", s.youngs_modulus, positive_at_most(MAX_YOUNGS_MODULUS, "Pa"));
   o.get("poisson_ratio", s.poisson_ratio, [](const Real& v, const Where& at) {
@@ -215,6 +217,7 @@ void read_fluid(Object& o, const Where& w, const Grid& grid, Fluid& fluid) {
   if (f.has("regions"))
     fluid.regions = read_array<Shape>(f.at("regions"), w / "fluid" / "regions",
                                       [](const json& r, const Where& at) { return read_shape(r, at, FLUID_REGION); });
+  read_fluid_kind(f, w / "fluid", grid, fluid);
   f.finish();
   for (const Shape& r : fluid.regions) {
     const Where at{w.file, w.directory, r.pointer};
@@ -267,6 +270,7 @@ void read_coupling(Object& o, const Where& w, Coupling& coupling) {
   c.get("max_iterations", coupling.max_iterations, at_least(1));
   c.get("allow_unconverged", coupling.allow_unconverged);
   read_partitioned(c, cw, coupling.partitioned);
+  read_eulerian_coupling(c, cw, coupling);
   c.finish();
 }
 
@@ -314,6 +318,7 @@ Scene read_scene(const json& root, const std::string& file, const std::string& d
   o.get("strict", scene.strict);
   scene.on_absurd = read_enum(o, "on_absurd", names<Scene::OnAbsurd>(), false, Scene::OnAbsurd::stop);
   o.finish();
+  check_eulerian(scene, w);
   return scene;
 }
 

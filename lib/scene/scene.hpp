@@ -79,6 +79,12 @@ struct Damping {
   Real stiffness = 0;  // tau_k [s]
 };
 
+// Contact between Eulerian solids (Teng, Levin & Kim 2016, Eqs. 14-15).
+struct Contact {
+  Real stiffness = 0;  // k [N/m]; 0 = off
+  Real friction = 0;   // mu
+};
+
 struct SolidDesc {
   std::string name;  // output files are <name>.NNNN.obj
   MeshDesc mesh;
@@ -98,10 +104,41 @@ struct SolidDesc {
   enum class Model { full, reduced };
   Model model = Model::full;
   int modes = 10;
+  // Lagrangian: a tetrahedral mesh (everything above). Eulerian: a displacement
+  // field on the scene grid (Teng, Levin & Kim 2016; lib/eulerian), the mesh
+  // giving its material shape and its output surface; coupling/scheme
+  // "eulerian" only.
+  enum class Representation { lagrangian, eulerian };
+  Representation representation = Representation::lagrangian;
+  bool incompressible = true;  // eulerian: div v = 0 in the solid's cells (the paper's)
+  Contact contact;             // eulerian
   std::string pointer;
 };
 
+// A box that fills its cells with smoke every step and, with `inflow`,
+// prescribes `velocity` on its nodes (eulerian/smoke.hpp).
+struct SmokeSource {
+  Vec3 min{0, 0, 0}, max{0, 0, 0};  // [m]
+  Real density = 1;                 // smoke density set in the box (dimensionless)
+  bool inflow = false;              // `velocity` given in the scene
+  Vec3 velocity{0, 0, 0};           // [m/s]
+  std::string pointer;
+};
+
+// fluid/smoke: the single-phase fluid of the eulerian scheme (eulerian/smoke.hpp).
+struct Smoke {
+  Real buoyancy = 0;               // upward push per unit smoke density [m/s^2]
+  Real vorticity_confinement = 0;  // epsilon (dimensionless); 0 = off
+  std::vector<SmokeSource> sources;
+};
+
 struct Fluid {
+  // liquid: marker particles in `regions` (free surface). smoke: a fluid of
+  // `density` filling the whole box around Eulerian solids (coupling/scheme
+  // "eulerian" only).
+  enum class Kind { liquid, smoke };
+  Kind kind = Kind::liquid;
+  Smoke smoke;
   Real density = 1000;          // [kg/m^3]
   int particles_per_cell = 8;
   unsigned seed = 1;            // particle jitter
@@ -124,8 +161,23 @@ struct Partitioned {
   Impulses impulses = Impulses::pressure;
 };
 
+// coupling/eulerian: the solves of the eulerian scheme (Teng, Levin & Kim 2016).
+struct EulerianCoupling {
+  Real pressure_tolerance = 0.02;   // relative residual of Eq. 12 (the paper's PCR threshold)
+  Real velocity_tolerance = 1e-3;   // relative residual of Eq. 8 (the paper's)
+  // pcr: the primal-dual solve (Eqs. 12-13, the paper's). minres on the full
+  // KKT system is not implemented.
+  enum class Solver { pcr, minres };
+  Solver solver = Solver::pcr;
+  // semi_implicit: Eq. 8; explicit: forward Euler (the paper's Fig. 3 comparison).
+  enum class Integration { semi_implicit, explicit_euler };
+  Integration integration = Integration::semi_implicit;
+};
+
 struct Coupling {
-  enum class Scheme { spd, indefinite, damping_only, weak, partitioned, xpm };
+  // eulerian: every solid "representation": "eulerian", with smoke or in void
+  // (Teng, Levin & Kim 2016); the others couple Lagrangian solids to a liquid.
+  enum class Scheme { spd, indefinite, damping_only, weak, partitioned, xpm, eulerian };
   // Of the pressure block in every PCG solve of the liquid (see linsolve/pcg.hpp).
   enum class Preconditioner { multigrid, mic, ic };
   Scheme scheme = Scheme::spd;
@@ -137,6 +189,7 @@ struct Coupling {
   int max_iterations = 2000;
   bool allow_unconverged = false;  // true: a solve that stops early is logged, not fatal
   Partitioned partitioned;
+  EulerianCoupling eulerian;
 };
 
 struct Output {

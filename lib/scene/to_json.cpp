@@ -49,6 +49,47 @@ json mesh_json(const MeshDesc& m) {
   return j;
 }
 
+json solid_json(const SolidDesc& d) {
+  json sj = {{"name", d.name},
+             {"mesh", mesh_json(d.mesh)},
+             {"density", d.density},
+             {"youngs_modulus", d.youngs_modulus},
+             {"poisson_ratio", d.poisson_ratio},
+             {"damping", {{"mass", d.damping.mass}, {"stiffness", d.damping.stiffness}}},
+             {"velocity", vec(d.velocity)},
+             {"pinned", json::array()},
+             {"initial_scale", d.initial_scale}};
+  for (const Shape& p : d.pinned) sj["pinned"].push_back(shape_json(p, PINNED));
+  // Written only when not the default, so linear scenes' checkpoints keep their fingerprint.
+  if (d.element == SolidDesc::Element::quadratic) sj["element"] = name_of(d.element);
+  if (d.model == SolidDesc::Model::reduced) {
+    sj["model"] = name_of(d.model);
+    sj["modes"] = d.modes;
+  }
+  if (d.representation == SolidDesc::Representation::eulerian) {
+    sj["representation"] = name_of(d.representation);
+    sj["incompressible"] = d.incompressible;
+    sj["contact"] = {{"stiffness", d.contact.stiffness}, {"friction", d.contact.friction}};
+    // Keys of the tetrahedral representation, which the loader refuses here.
+    sj.erase("pinned");
+    sj["mesh"].erase("max_tet_volume");
+    sj["mesh"].erase("quality");
+  }
+  return sj;
+}
+
+json smoke_json(const Smoke& smoke) {
+  json j = {{"buoyancy", smoke.buoyancy},
+            {"vorticity_confinement", smoke.vorticity_confinement},
+            {"sources", json::array()}};
+  for (const SmokeSource& src : smoke.sources) {
+    json sj = {{"min", vec(src.min)}, {"max", vec(src.max)}, {"density", src.density}};
+    if (src.inflow) sj["velocity"] = vec(src.velocity);
+    j["sources"].push_back(sj);
+  }
+  return j;
+}
+
 }  // namespace
 
 std::string to_json(const Scene& s) {
@@ -60,28 +101,16 @@ std::string to_json(const Scene& s) {
                 {"seed", s.fluid.seed}, {"density_correction", s.fluid.density_correction},
                 {"regions", json::array()}};
   for (const Shape& r : s.fluid.regions) j["fluid"]["regions"].push_back(shape_json(r, FLUID_REGION));
+  // The eulerian scheme's keys only where they are used: checkpoints of the
+  // other scenes keep their fingerprint.
+  if (s.fluid.kind == Fluid::Kind::smoke) {
+    j["fluid"]["kind"] = name_of(s.fluid.kind);
+    j["fluid"]["smoke"] = smoke_json(s.fluid.smoke);
+  }
   j["obstacles"] = json::array();
   for (const Shape& r : s.obstacles) j["obstacles"].push_back(shape_json(r, OBSTACLE));
   j["solids"] = json::array();
-  for (const SolidDesc& d : s.solids) {
-    json sj = {{"name", d.name},
-               {"mesh", mesh_json(d.mesh)},
-               {"density", d.density},
-               {"youngs_modulus", d.youngs_modulus},
-               {"poisson_ratio", d.poisson_ratio},
-               {"damping", {{"mass", d.damping.mass}, {"stiffness", d.damping.stiffness}}},
-               {"velocity", vec(d.velocity)},
-               {"pinned", json::array()},
-               {"initial_scale", d.initial_scale}};
-    for (const Shape& p : d.pinned) sj["pinned"].push_back(shape_json(p, PINNED));
-    // Written only when not the default, so linear scenes' checkpoints keep their fingerprint.
-    if (d.element == SolidDesc::Element::quadratic) sj["element"] = name_of(d.element);
-    if (d.model == SolidDesc::Model::reduced) {
-      sj["model"] = name_of(d.model);
-      sj["modes"] = d.modes;
-    }
-    j["solids"].push_back(sj);
-  }
+  for (const SolidDesc& d : s.solids) j["solids"].push_back(solid_json(d));
   j["coupling"] = {{"scheme", name_of(s.coupling.scheme)},
                    {"preconditioner", name_of(s.coupling.preconditioner)},
                    {"sigma", s.coupling.sigma},
@@ -97,6 +126,13 @@ std::string to_json(const Scene& s) {
   if (s.coupling.partitioned.impulses == Partitioned::Impulses::conservative)
     j["coupling"]["partitioned"]["impulses"] = name_of(s.coupling.partitioned.impulses);
   j["coupling"]["alpha"] = s.coupling.alpha_auto ? json("auto") : json(s.coupling.alpha);
+  if (s.coupling.scheme == Coupling::Scheme::eulerian) {
+    const EulerianCoupling& e = s.coupling.eulerian;
+    j["coupling"]["eulerian"] = {{"pressure_tolerance", e.pressure_tolerance},
+                                 {"velocity_tolerance", e.velocity_tolerance},
+                                 {"solver", name_of(e.solver)},
+                                 {"integration", name_of(e.integration)}};
+  }
   j["output"] = {{"directory", s.output.directory},
                  {"liquid", s.output.liquid},
                  {"solids", s.output.solids},

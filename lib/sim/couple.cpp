@@ -267,6 +267,9 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
       break;
     case scene::Coupling::Scheme::indefinite: x = coupling::solve_indefinite(a.system, s, guess); break;
     case scene::Coupling::Scheme::weak: x = coupling::solve_weak(a.system, s, guess); break;
+    case scene::Coupling::Scheme::eulerian:
+      // The loader refuses liquid with this scheme (scene/read_eulerian.hpp).
+      throw SimulationError("coupled pressure projection: the eulerian scheme has no liquid to couple");
     case scene::Coupling::Scheme::partitioned:
     case scene::Coupling::Scheme::xpm: {
       const coupling::PartitionedSettings ps = partitioned_settings(state.scene, dt);

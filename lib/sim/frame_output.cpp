@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "lib/io/fog_vdb.hpp"
 #include "lib/io/obj.hpp"
 #include "lib/io/vdb.hpp"
 
@@ -43,6 +44,11 @@ FrameOutput capture_frame(const SimState& state) {
   if (options.solids)
     for (const solid::Body& b : state.solids)
       out.solids.push_back(SolidOutput{b.name, io::to_output_frame(b.x, out.up), b.mesh.boundary});
+  if (options.solids && state.eulerian)
+    for (const EulerianSurface& s : state.eulerian->surfaces)
+      out.solids.push_back(SolidOutput{s.name, io::to_output_frame(s.vertices, out.up), s.triangles});
+  if (state.eulerian && state.eulerian->world.smoke)
+    out.smoke = SmokeOutput{state.eulerian->world.grid, state.eulerian->world.smoke->density};
   return out;
 }
 
@@ -50,6 +56,7 @@ std::vector<std::string> file_names(const FrameOutput& out) {
   std::vector<std::string> names;
   if (out.liquid) names.push_back(numbered("liquid", out.frame, ".vdb"));
   for (const SolidOutput& s : out.solids) names.push_back(numbered(s.name, out.frame, ".obj"));
+  if (out.smoke) names.push_back(numbered("smoke", out.frame, ".vdb"));
   return names;
 }
 
@@ -59,6 +66,9 @@ std::vector<std::string> frame_file_names(const SimState& state, int frame) {
   if (state.liquid && options.liquid) names.push_back(numbered("liquid", frame, ".vdb"));
   if (options.solids)
     for (const solid::Body& b : state.solids) names.push_back(numbered(b.name, frame, ".obj"));
+  if (options.solids && state.eulerian)
+    for (const EulerianSurface& s : state.eulerian->surfaces) names.push_back(numbered(s.name, frame, ".obj"));
+  if (state.eulerian && state.eulerian->world.smoke) names.push_back(numbered("smoke", frame, ".vdb"));
   return names;
 }
 
@@ -79,6 +89,11 @@ std::map<std::string, io::FileDigest> write_frame(const FrameOutput& out, const 
   for (const SolidOutput& s : out.solids) {
     const std::string name = numbered(s.name, out.frame, ".obj");
     written[name] = io::write_obj(dir / name, s.vertices, s.triangles, s.name);
+  }
+  if (out.smoke) {
+    const std::string name = numbered("smoke", out.frame, ".vdb");
+    written[name] = io::write_fog_vdb(dir / name, out.smoke->grid, out.smoke->density, out.up,
+                                      io::VdbMetadata{out.frame, out.time});
   }
   return written;
 }

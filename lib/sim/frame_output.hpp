@@ -1,6 +1,6 @@
 #pragma once
-// One frame's output files (DESIGN.md section 4): `liquid.NNNN.vdb` and
-// `<solid>.NNNN.obj`, captured from the state so that they can be written
+// One frame's output files (DESIGN.md section 4): `liquid.NNNN.vdb`,
+// `<solid>.NNNN.obj` and `smoke.NNNN.vdb`, captured from the state so that they can be written
 // while the simulation goes on (sim/run.cpp hands them to a BackgroundTask).
 //
 // capture_frame copies what the files need, already in the output frame
@@ -37,12 +37,19 @@ struct SolidOutput {
   std::vector<mesh::Triangle> triangles;    // the rest mesh's outward boundary
 };
 
+// The smoke of the eulerian scheme (fluid/kind "smoke"): `smoke.NNNN.vdb`.
+struct SmokeOutput {
+  grid::MacGrid grid;
+  grid::Array3<Real> density;  // per cell, dimensionless
+};
+
 struct FrameOutput {
   int frame = 0;
   Real time = 0;  // [s]
   io::UpAxis up = io::UpAxis::y;
   std::optional<LiquidOutput> liquid;  // scenes with liquid and output/liquid
-  std::vector<SolidOutput> solids;     // output/solids
+  std::vector<SolidOutput> solids;     // output/solids (Eulerian solids after the Lagrangian ones)
+  std::optional<SmokeOutput> smoke;    // scenes with smoke
 };
 
 // "<stem>.NNNN<extension>" (at least 4 digits).

@@ -9,6 +9,7 @@
 #include "lib/core/log.hpp"
 #include "lib/scene/fingerprint.hpp"
 #include "lib/sim/couple.hpp"
+#include "lib/sim/eulerian_run.hpp"
 #include "lib/solid/corotation.hpp"
 
 // What is stored, member by member. When a member is added to one of these
@@ -41,6 +42,9 @@
 //                          set-up gives the results of a fresh one bit for bit
 //                   probes, obstacle_surfaces: built by build_state from the
 //                          scene (probe sites, obstacle cut cells: static)
+//                   eulerian: section EULR (sim/eulerian_run.hpp
+//                          eulerian_record lists what is stored and what
+//                          build_state rebuilds), only for such scenes
 //   solid::Body     x, v: stored. R: recomputed from x (update_rotations).
 //                   name: stored and checked. Everything else (mesh, material,
 //                   mass, pinned, dofs, rest_volume, Dm_inv, K0, K0q, layouts) is
@@ -307,11 +311,19 @@ checkpoint::Snapshot to_snapshot(const SimState& state, const RunProgress& progr
   if (state.liquid && !state.solids.empty())
     for (std::size_t b = 0; b < state.solids.size(); ++b) s.surfaces.push_back(state.surfaces.meshes[b].vertices());
   if (state.liquid) s.liquid = liquid_record(*state.liquid);
+  if (state.eulerian) s.eulerian = eulerian_record(*state.eulerian);
   return s;
 }
 
 void restore_snapshot(const checkpoint::Snapshot& snapshot, const std::string& file, SimState& state,
                       RunProgress& progress) {
+  if (state.eulerian) {
+    if (!snapshot.eulerian)
+      throw_mismatch(checkpoint::section_where(file, checkpoint::SECTION_EULERIAN),
+                     "it holds no Eulerian world and the scene has one");
+    restore_eulerian(*snapshot.eulerian, checkpoint::section_where(file, checkpoint::SECTION_EULERIAN),
+                     *state.eulerian);
+  }
   progress.mid_frame = snapshot.mid_frame;
   progress.partial = frame_stats(snapshot.partial);
   progress.stats = snapshot.stats;

@@ -8,6 +8,8 @@
 #include "lib/cutcell/thin_solids.hpp"
 #include "lib/levelset/mesh_sdf.hpp"
 #include "lib/mesh/check.hpp"
+#include "lib/scene/names.hpp"
+#include "lib/sim/eulerian_run.hpp"
 #include "lib/sim/from_scene.hpp"
 #include "lib/sim/obstacles.hpp"
 #include "lib/sim/solids.hpp"
@@ -70,6 +72,10 @@ void check_reduced_scheme(const SimState& state) {
 SimState build_state(const scene::Scene& scene) {
   SimState state;
   state.scene = scene;
+  if (scene.coupling.scheme == scene::Coupling::Scheme::eulerian) {
+    state.eulerian = build_eulerian(scene);
+    return state;
+  }
   for (const scene::SolidDesc& desc : scene.solids) {
     solid::Body body = make_solid(desc, scene.file);
     check_inside_grid(scene, body, desc.pointer);
@@ -149,6 +155,14 @@ std::string summary(const SimState& state) {
       for (Real f : basis.frequencies()) out << " " << f;
     }
     out << "\n";
+  }
+  if (state.eulerian) {
+    const scene::EulerianCoupling& e = s.coupling.eulerian;
+    out << eulerian_summary(state);
+    out << "coupling  eulerian, pressure tolerance " << e.pressure_tolerance << ", velocity tolerance "
+        << e.velocity_tolerance << ", " << scene::name_of(e.integration) << "\n";
+    out << "output    " << s.output.directory << "\n";
+    return out.str();
   }
   out << "coupling  " << scene::to_string(s.coupling.scheme) << ", sigma " << s.coupling.sigma << ", alpha ";
   if (s.coupling.alpha_auto) out << "auto";

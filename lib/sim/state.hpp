@@ -11,6 +11,7 @@
 
 #include "lib/coupling/coupled_projection.hpp"
 #include "lib/fluid/liquid.hpp"
+#include "lib/sim/eulerian_state.hpp"
 #include "lib/sim/loads.hpp"
 #include "lib/sim/probes.hpp"
 #include "lib/sim/solid_fields.hpp"
@@ -27,6 +28,9 @@ struct SimState {
   // whose Body holds the reconstructed positions and velocities (solid/reduced.hpp).
   std::vector<std::optional<solid::ReducedBody>> reduced;
   std::optional<fluid::Liquid> liquid;  // present when the scene has fluid regions
+  // coupling/scheme "eulerian": its world, solids and smoke (sim/eulerian_run.hpp);
+  // then `solids`, `liquid` and the rest above stay empty.
+  std::optional<EulerianState> eulerian;
   SolidSurfaces surfaces;             // the solids' moving surfaces (with liquid; derived from x)
   std::vector<ProbeSite> probes;      // the scene's probes, ready to sample (sim/probes.hpp)
   std::vector<ObstacleSurface> obstacle_surfaces;  // with liquid: one per obstacle, for its load (sim/loads.hpp)

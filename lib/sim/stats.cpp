@@ -8,6 +8,7 @@
 #include "lib/fluid/packing.hpp"
 #include "lib/mesh/quadratic.hpp"
 #include "lib/scene/load.hpp"
+#include "lib/sim/eulerian_run.hpp"
 
 namespace fsicut::sim {
 namespace {
@@ -68,6 +69,7 @@ json frame_record(const SimState& state, const FrameStats& s) {
     }
     j["solids"].push_back(solid);
   }
+  if (state.eulerian) add_eulerian_record(state, j);
   j["obstacles"] = json::array();
   for (std::size_t k = 0; k < loads.obstacles.size(); ++k)
     j["obstacles"].push_back({{"index", k},

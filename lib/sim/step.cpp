@@ -6,7 +6,9 @@
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
 #include "lib/fluid/density_correction.hpp"
+#include "lib/eulerian/measure.hpp"
 #include "lib/sim/couple.hpp"
+#include "lib/sim/eulerian_run.hpp"
 #include "lib/sim/particle_paths.hpp"
 #include "lib/sim/solid_fields.hpp"
 #include "lib/solid/integrate.hpp"
@@ -105,6 +107,7 @@ void collide_solids_with_walls(SimState& state) {
 }  // namespace
 
 StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserver& observe) {
+  if (state.eulerian) return step_eulerian(state, dt, times);
   const scene::Scene& scene = state.scene;
   StepReport report;
   const bool coupled = state.liquid && !state.solids.empty();
@@ -177,6 +180,7 @@ Real max_speed(const SimState& state) {
   Real speed = state.liquid ? fluid::max_speed(*state.liquid) : 0;
   for (const solid::Body& b : state.solids)
     if (b.num_nodes() > 0) speed = std::max(speed, b.v.colwise().norm().maxCoeff());
+  if (state.eulerian) speed = std::max(speed, eulerian::max_speed(state.eulerian->world));
   return speed;
 }
 

@@ -71,8 +71,15 @@ TEST_CASE("schema.json lists the keys and defaults the loader uses") {
   props.erase("$schema");  // for editors, not a simulation key
   props.erase("probes");   // to_json writes it only for a scene with probes (checkpoint fingerprints)
   CHECK(keys(props) == keys(resolved));
-  for (const char* object : {"grid", "time", "fluid", "coupling"})
-    check_object(object, props[object]["properties"], resolved[object]);
+  for (const char* object : {"grid", "time"}) check_object(object, props[object]["properties"], resolved[object]);
+  // The eulerian scheme's keys are written only where they are used
+  // (checkpoint fingerprints of the other scenes); the loader's default kind
+  // is liquid.
+  REQUIRE(!resolved["fluid"].contains("kind"));
+  REQUIRE(s.fluid.kind == scene::Fluid::Kind::liquid);
+  resolved["fluid"]["kind"] = "liquid";
+  check_object("fluid", props["fluid"]["properties"], resolved["fluid"], {"smoke"});
+  check_object("coupling", props["coupling"]["properties"], resolved["coupling"], {"eulerian"});
   // The resolved output folder is absolute; the schema's default is the relative one.
   resolved["output"]["directory"] = "out";
   check_object("output", props["output"]["properties"], resolved["output"], {"voxel_size"});
@@ -93,11 +100,33 @@ TEST_CASE("schema.json lists the keys and defaults the loader uses") {
   REQUIRE(s.solids[0].modes == 10);
   solid["model"] = "full";
   solid["modes"] = 10;
-  check_object("solid", defs["solid"]["properties"], solid);
+  // representation and incompressible likewise: written only for an Eulerian solid.
+  REQUIRE(!solid.contains("representation"));
+  REQUIRE(s.solids[0].representation == scene::SolidDesc::Representation::lagrangian);
+  REQUIRE(s.solids[0].incompressible);
+  solid["representation"] = "lagrangian";
+  solid["incompressible"] = true;
+  check_object("solid", defs["solid"]["properties"], solid, {"contact"});
   check_object("damping", defs["solid"]["properties"]["damping"]["properties"], solid["damping"]);
   check_object("transform", defs["transform"]["properties"], solid["mesh"]["transform"]);
   for (const char* key : {"subdivisions", "max_tet_volume", "quality"})
     CHECK(defs["mesh"]["properties"][key]["default"] == solid["mesh"][key]);
+
+  // The eulerian scheme's objects, from a scene that uses them.
+  const scene::Scene e = scene::parse_scene(R"({ "grid": { "resolution": [8,8,8], "cell_size": 0.1 },
+      "fluid": { "kind": "smoke", "smoke": { "sources": [ { "min": [0,0,0], "max": [0.2,0.2,0.2] } ] } },
+      "coupling": { "scheme": "eulerian" },
+      "solids": [ { "name": "a", "representation": "eulerian",
+                    "mesh": { "type": "sphere", "center": [0.4,0.4,0.4], "radius": 0.1 } } ] })",
+                                            "schema-test.json", "/");
+  const json er = json::parse(scene::to_json(e));
+  json smoke = er["fluid"]["smoke"];
+  smoke["sources"] = json::array();  // the default; the source itself is checked below
+  check_object("smoke", props["fluid"]["properties"]["smoke"]["properties"], smoke);
+  check_object("smoke source", defs["smoke_source"]["properties"], er["fluid"]["smoke"]["sources"][0], {"velocity"});
+  check_object("coupling/eulerian", props["coupling"]["properties"]["eulerian"]["properties"], er["coupling"]["eulerian"]);
+  check_object("contact", defs["solid"]["properties"]["contact"]["properties"], er["solids"][0]["contact"]);
+  CHECK(defs["solid"]["properties"]["representation"]["default"] == "lagrangian");
 }
 
 TEST_CASE("scenes/README.md documents every key of the schema") {

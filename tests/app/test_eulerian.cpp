@@ -1,0 +1,164 @@
+// The eulerian scheme end to end through `fsicut`: the files it writes, the
+// stats it records, --validate, and its refusals' exit codes.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/io/vdb.hpp"
+#include "tests/support.hpp"
+
+namespace fsicut {
+namespace {
+
+// A ball of radius 0.15 m falling in a 16 x 20 x 16 smoke box of 0.05 m
+// cells with a smoke carpet on the floor (scenes/eulerian_ball.json, smaller).
+const char* BALL_SCENE = R"({
+  "grid": { "resolution": [16, 20, 16], "cell_size": 0.05 },
+  "time": { "fps": 24, "frames": 3 },
+  "fluid": { "kind": "smoke", "density": 1.2,
+             "smoke": { "vorticity_confinement": 0.2,
+                        "sources": [ { "min": [0.1, 0, 0.1], "max": [0.7, 0.1, 0.7] } ] } },
+  "solids": [ { "name": "ball", "representation": "eulerian", "density": 1200, "youngs_modulus": 5e4,
+                "mesh": { "type": "sphere", "center": [0.4, 0.6, 0.4], "radius": 0.15, "subdivisions": 2 } } ],
+  "coupling": { "scheme": "eulerian" } })";
+
+struct Obj {
+  std::vector<Vec3> vertices;
+  std::vector<std::string> faces;
+};
+
+Obj read_obj(const std::string& text) {
+  Obj o;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("v ", 0) == 0) {
+      std::istringstream l(line.substr(2));
+      Vec3 p;
+      l >> p.x() >> p.y() >> p.z();
+      o.vertices.push_back(p);
+    }
+    if (line.rfind("f ", 0) == 0) o.faces.push_back(line);
+  }
+  return o;
+}
+
+Vec3 centre(const Obj& o) {
+  Vec3 c = Vec3::Zero();
+  for (const Vec3& v : o.vertices) c += v;
+  return c / static_cast<Real>(o.vertices.size());
+}
+
+}  // namespace
+
+TEST_CASE("fsicut runs an Eulerian ball in smoke: its OBJs, smoke VDBs and stats" * doctest::test_suite("app")) {
+  test::ScratchDir dir("eulerian-ball");
+  std::ofstream(dir / "ball.json") << BALL_SCENE;
+  const test::RunResult r =
+      test::run_fsicut(dir, test::quoted((dir / "ball.json").string()) + " -q -o " + test::quoted((dir / "out").string()));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  std::vector<Obj> frames;
+  for (int f = 0; f <= 3; ++f) {
+    const std::string n = "000" + std::to_string(f);
+    REQUIRE(std::filesystem::exists(dir / "out" / ("ball." + n + ".obj")));
+    REQUIRE(std::filesystem::exists(dir / "out" / ("smoke." + n + ".vdb")));
+    frames.push_back(read_obj(test::read_file(dir / "out" / ("ball." + n + ".obj"))));
+  }
+  // The same vertices and faces every frame, moving down with the ball.
+  for (const Obj& o : frames) {
+    CHECK(o.vertices.size() == 162);
+    CHECK(o.faces == frames[0].faces);
+  }
+  CHECK((centre(frames[0]) - Vec3(0.4, 0.6, 0.4)).norm() < 1e-9);
+  CHECK(centre(frames[3]).y() < centre(frames[2]).y());
+  CHECK(centre(frames[2]).y() < centre(frames[1]).y());
+  CHECK(centre(frames[1]).y() < centre(frames[0]).y());
+  // The smoke: a fog volume `density`, one voxel per cell centred on it.
+  const io::VdbInfo info = io::read_vdb_info(dir / "out" / "smoke.0000.vdb");
+  CHECK(info.name == "density");
+  CHECK(info.grid_class == "fog volume");
+  CHECK(info.voxel_size == doctest::Approx(0.05));
+  CHECK(info.active_voxels == 12 * 2 * 12);
+  CHECK(io::sample_vdb(dir / "out" / "smoke.0000.vdb", Vec3(0.225, 0.025, 0.325)) == doctest::Approx(1));
+  CHECK(io::sample_vdb(dir / "out" / "smoke.0000.vdb", Vec3(0.225, 0.525, 0.325)) == doctest::Approx(0));
+  // stats.jsonl: the solid's measures and the solves, frame by frame.
+  std::istringstream stats(test::read_file(dir / "out" / "stats.jsonl"));
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(stats, line);) lines.push_back(nlohmann::json::parse(line));
+  REQUIRE(lines.size() == 4);
+  const Real v0 = lines[0]["solids"][0]["volume"].get<Real>();
+  for (const nlohmann::json& j : lines) {
+    const nlohmann::json& b = j["solids"][0];
+    CHECK(b["name"] == "ball");
+    CHECK(std::abs(b["volume"].get<Real>() / v0 - 1) < 0.01);
+    CHECK(j["eulerian"]["divergence"].get<Real>() <= 0.02 + 1e-12);
+    CHECK(j["solver"]["converged"] == true);
+  }
+  CHECK(lines[3]["solids"][0]["mean_velocity"][1].get<Real>() < -1.0);  // about g t = -1.23 m/s
+  CHECK(lines[3]["eulerian"]["pressure_iterations"].get<int>() > 0);
+}
+
+TEST_CASE("fsicut --resume continues an Eulerian scene bit-identical to an uninterrupted run" *
+          doctest::test_suite("app")) {
+  test::ScratchDir dir("eulerian-resume");
+  std::ofstream(dir / "ball.json") << BALL_SCENE;
+  const std::string scene = test::quoted((dir / "ball.json").string());
+  REQUIRE(test::run_fsicut(dir, scene + " -q --frames 6 -o " + test::quoted((dir / "whole").string())).code == 0);
+  REQUIRE(test::run_fsicut(dir, scene + " -q --frames 3 -o " + test::quoted((dir / "parts").string())).code == 0);
+  const test::RunResult resumed =
+      test::run_fsicut(dir, scene + " -q --frames 6 --resume -o " + test::quoted((dir / "parts").string()));
+  INFO(resumed.err);
+  REQUIRE(resumed.code == 0);
+  for (int f = 0; f <= 6; ++f)
+    for (const std::string stem : {"ball.000", "smoke.000"}) {
+      const std::string name = stem + std::to_string(f) + (stem == "ball.000" ? ".obj" : ".vdb");
+      INFO(name);
+      const std::string whole = test::read_file(dir / "whole" / name);
+      CHECK(!whole.empty());
+      CHECK(whole == test::read_file(dir / "parts" / name));
+    }
+  // The stats lines agree but for the wall times.
+  std::istringstream a(test::read_file(dir / "whole" / "stats.jsonl")), b(test::read_file(dir / "parts" / "stats.jsonl"));
+  int lines = 0;
+  for (std::string la, lb; std::getline(a, la) && std::getline(b, lb); ++lines) {
+    nlohmann::json ja = nlohmann::json::parse(la), jb = nlohmann::json::parse(lb);
+    ja.erase("seconds");
+    jb.erase("seconds");
+    CHECK(ja == jb);
+  }
+  CHECK(lines == 7);
+}
+
+TEST_CASE("fsicut --validate accepts an Eulerian scene and refuses a bad one with exit 65 and its pointer" *
+          doctest::test_suite("app")) {
+  test::ScratchDir dir("eulerian-validate");
+  std::ofstream(dir / "ball.json") << BALL_SCENE;
+  const test::RunResult ok = test::run_fsicut(dir, test::quoted((dir / "ball.json").string()) + " --validate");
+  CHECK(ok.code == 0);
+  CHECK(ok.out.find("eulerian  ball: mass") != std::string::npos);
+  CHECK(ok.out.find("fluid     smoke") != std::string::npos);
+  CHECK(ok.out.find("coupling  eulerian, pressure tolerance 0.02, velocity tolerance 0.001, semi_implicit") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "out"));
+  const std::string scene = (dir / "ball.json").string();
+  const std::pair<std::string, std::string> refused[] = {
+      {"--set /coupling/eulerian/solver=minres", "ball.json: /coupling/eulerian/solver: not implemented"},
+      {"--set /solids/0/plasticity/yield=1", "ball.json: /solids/0/plasticity: not implemented"},
+      {"--set /fluid/kind=liquid", "ball.json: /fluid/smoke: applies to"},
+      {"--set /coupling/scheme=spd", "ball.json: /fluid/kind: \"smoke\" needs"},
+      {"--set /solids/0/element=quadratic", "ball.json: /solids/0/element: makes no sense"},
+  };
+  for (const auto& [set, message] : refused) {
+    const test::RunResult r = test::run_fsicut(dir, test::quoted(scene) + " --validate " + set);
+    INFO(set << ": " << r.err);
+    CHECK(r.code == 65);
+    CHECK(r.err.find(message) != std::string::npos);
+  }
+}
+
+}  // namespace fsicut

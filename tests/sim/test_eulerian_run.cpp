@@ -1,0 +1,160 @@
+// The eulerian scheme driven by sim::advance_to (lib/sim/eulerian_run.hpp):
+// a scene becomes a world, substeps follow the scene's CFL rule, and a frame
+// records and outputs what the world holds.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "lib/eulerian/measure.hpp"
+#include "lib/scene/load.hpp"
+#include "lib/sim/advance.hpp"
+#include "lib/sim/eulerian_run.hpp"
+#include "lib/sim/frame_output.hpp"
+#include "lib/sim/stats.hpp"
+
+using namespace fsicut;
+
+namespace {
+
+constexpr Real G = 9.81;
+
+// A ball of radius 0.2 m (4 cells) at the centre of a 20 x 24 x 20 box of
+// 0.05 m cells, 1200 kg/m^3 (1000 times the smoke's 1.2), 24 fps. `extra`
+// adds keys to the root.
+sim::SimState ball_in_smoke(const std::string& extra = "") {
+  return sim::build_state(scene::parse_scene(R"({
+    "grid": { "resolution": [20, 24, 20], "cell_size": 0.05 },
+    "time": { "fps": 24, "frames": 3 },
+    "fluid": { "kind": "smoke", "density": 1.2,
+               "smoke": { "sources": [ { "min": [0.1, 0, 0.1], "max": [0.9, 0.1, 0.9] } ] } },
+    "solids": [ { "name": "ball", "representation": "eulerian", "density": 1200, "youngs_modulus": 5e4,
+                  "mesh": { "type": "sphere", "center": [0.5, 0.7, 0.5], "radius": 0.2, "subdivisions": 2 } } ],
+    "coupling": { "scheme": "eulerian" } )" + extra + "}",
+                                             "ball.json", "."));
+}
+
+Vec3 mean(const Points& x) { return x.rowwise().mean(); }
+
+}  // namespace
+
+TEST_CASE("eulerian run: a scene with the scheme builds a world and no Lagrangian state") {
+  const sim::SimState s = ball_in_smoke();
+  REQUIRE(s.eulerian);
+  CHECK(s.solids.empty());
+  CHECK_FALSE(s.liquid);
+  const eulerian::World& w = s.eulerian->world;
+  CHECK(w.grid.resolution == Vec3i(20, 24, 20));
+  REQUIRE(w.solids.size() == 1);
+  REQUIRE(w.smoke);
+  CHECK(w.smoke->fluid_density == 1.2);
+  // The source's cells (16 x 2 x 16 cell centres in the box) hold smoke at t = 0.
+  CHECK(eulerian::smoke_amount(w.grid, w.smoke->density) == doctest::Approx(16 * 2 * 16 * std::pow(0.05, 3)).scale(0));
+  const eulerian::SolidMeasure m = eulerian::measure_solid(w.solids[0]);
+  const Real sphere = 4.0 / 3 * M_PI * std::pow(0.2, 3);
+  MESSAGE("ball volume on the grid " << m.report.volume << " m^3, sphere " << sphere << " m^3, mass " << m.mass
+                                     << " kg");
+  CHECK(m.report.volume == doctest::Approx(sphere).epsilon(0.04).scale(0));
+  CHECK(m.mass == doctest::Approx(1200 * m.report.volume).epsilon(1e-9));
+  CHECK((m.centroid - Vec3(0.5, 0.7, 0.5)).norm() < 1e-3);
+  // The output surface is the icosphere (level 2: 162 vertices, 320 triangles).
+  CHECK(s.eulerian->surfaces[0].vertices.cols() == 162);
+  CHECK(s.eulerian->surfaces[0].triangles.size() == 320);
+  CHECK(s.eulerian->settings.projection.tolerance == 0.02);
+  CHECK(s.eulerian->settings.velocity.tolerance == 1e-3);
+  CHECK(s.eulerian->settings.gravity == Vec3(0, -G, 0));
+}
+
+TEST_CASE("eulerian run: a heavy ball falls through smoke at about g, keeping its volume, its surface with it") {
+  sim::SimState s = ball_in_smoke();
+  const Real v0 = eulerian::measure_solid(s.eulerian->world.solids[0]).report.volume;
+  const Vec3 c0 = mean(s.eulerian->surfaces[0].vertices);
+  const Points x0 = s.eulerian->surfaces[0].vertices;
+  const int substeps = sim::advance_frames_to(s, 3.0 / 24);
+  CHECK(s.frame == 3);
+  CHECK(s.time == doctest::Approx(0.125));
+  const eulerian::World& w = s.eulerian->world;
+  const eulerian::SolidMeasure m = eulerian::measure_solid(w.solids[0]);
+  const Real t = s.time, fall = 0.5 * G * t * t;
+  const Vec3 c1 = mean(s.eulerian->surfaces[0].vertices);
+  MESSAGE(substeps << " substeps; centre fell " << 0.7 - m.centroid.y() << " m (free fall " << fall
+                   << " m), surface " << c0.y() - c1.y() << " m; speed " << -m.mean_velocity.y() << " m/s (g t "
+                   << G * t << "); volume " << m.report.volume / v0 - 1 << " of its start, drift " << m.report.drift);
+  // A 1000:1 ball in air falls nearly freely: g (rho_s - rho_f) / (rho_s + rho_f / 2).
+  CHECK(-m.mean_velocity.y() == doctest::Approx(G * t).epsilon(0.02).scale(0));
+  // Line 19 moves u by dt v^{n+1} (semi-implicit Euler): n steps of dt fall
+  // g dt^2 n (n + 1) / 2, more than free fall by g t dt / 2, dt <= 1/24 s.
+  CHECK(0.7 - m.centroid.y() > 0.98 * fall);
+  CHECK(0.7 - m.centroid.y() < 1.02 * (fall + G * t / 48));
+  CHECK(std::abs(m.mean_velocity.x()) < 0.01);
+  CHECK(std::abs(m.report.volume / v0 - 1) < 0.01);
+  CHECK(std::abs(m.report.drift) < 0.01);
+  // The surface is carried with the solid: its centre moved as the solid's,
+  // within a tenth of a cell, and it kept its shape (same edge lengths to 2 %).
+  CHECK(std::abs((c0.y() - c1.y()) - (0.7 - m.centroid.y())) < 0.005);
+  const Points& x1 = s.eulerian->surfaces[0].vertices;
+  const auto& tri = s.eulerian->surfaces[0].triangles[0];
+  const Real e0 = (x0.col(tri[0]) - x0.col(tri[1])).norm(), e1 = (x1.col(tri[0]) - x1.col(tri[1])).norm();
+  CHECK(e1 == doctest::Approx(e0).epsilon(0.02).scale(0));
+  // The air carries the ball's weight as pressure: the multiplier p (minus
+  // the physical pressure impulse) grows upward in the still air beside it.
+  const Real low = w.pressure[eulerian::cell_index(w.grid, Vec3i(2, 4, 2))];
+  const Real high = w.pressure[eulerian::cell_index(w.grid, Vec3i(2, 20, 2))];
+  MESSAGE("multiplier at y = 0.225 m " << low << ", at y = 1.025 m " << high << " Pa s");
+  CHECK(high > low);
+}
+
+TEST_CASE("eulerian run: a frame's stats and files hold the solid, the smoke and the solves") {
+  sim::SimState s = ball_in_smoke();
+  sim::FrameStats tally;
+  StageTimes times;
+  sim::advance_frame(s, tally, times);
+  tally.frame = s.frame;  // as the frame loop does (sim/run.cpp)
+  tally.time = s.time;
+  const nlohmann::json j = sim::frame_record(s, tally);
+  CHECK(j["frame"] == 1);
+  CHECK(j["solver"]["solves"] == 3 * tally.substeps);
+  CHECK(j["solver"]["tolerance"] == 0.02);
+  CHECK(j["solver"]["converged"] == true);
+  REQUIRE(j["solids"].size() == 1);
+  const nlohmann::json& b = j["solids"][0];
+  CHECK(b["name"] == "ball");
+  CHECK(b["representation"] == "eulerian");
+  for (const char* key : {"centroid", "volume", "mean_velocity", "kinetic_energy", "elastic_energy", "max_strain",
+                          "inverted_points", "drift"})
+    CHECK_MESSAGE(b.contains(key), key);
+  CHECK(b["inverted_points"] == 0);
+  CHECK(b["kinetic_energy"].get<Real>() > 0);
+  const nlohmann::json& e = j["eulerian"];
+  CHECK(e["substeps"] == tally.substeps);
+  CHECK(e["velocity_iterations"].get<int>() > 0);
+  CHECK(e["pressure_iterations"].get<int>() > 0);
+  CHECK(e["divergence"].get<Real>() <= 0.02 + 1e-12);
+  CHECK(e["smoke_amount"].get<Real>() > 0);
+  CHECK(j["max_fluid_speed"].get<Real>() > 0);
+  CHECK(tally.seconds.empty());  // the stage times are in `times`
+  CHECK(times.seconds().count(sim::STAGE_EULERIAN) == 1);
+  const sim::FrameOutput out = sim::capture_frame(s);
+  const std::vector<std::string> names = sim::file_names(out);
+  CHECK(names == std::vector<std::string>{"ball.0001.obj", "smoke.0001.vdb"});
+  CHECK(sim::frame_file_names(s, 1) == names);
+}
+
+TEST_CASE("eulerian run: a solid alone in void takes the scene's initial velocity and keeps it without gravity") {
+  sim::SimState s = sim::build_state(scene::parse_scene(R"({
+    "grid": { "resolution": [24, 16, 16], "cell_size": 0.05 }, "gravity": [0, 0, 0],
+    "time": { "fps": 24 },
+    "solids": [ { "name": "b", "representation": "eulerian", "velocity": [0.5, 0, 0],
+                  "mesh": { "type": "sphere", "center": [0.4, 0.4, 0.4], "radius": 0.15 } } ],
+    "coupling": { "scheme": "eulerian" } })",
+                                                        "void.json", "."));
+  REQUIRE(s.eulerian);
+  CHECK_FALSE(s.eulerian->world.smoke);
+  sim::advance_frames_to(s, 4.0 / 24);
+  const eulerian::SolidMeasure m = eulerian::measure_solid(s.eulerian->world.solids[0]);
+  MESSAGE("after 4 frames: centre x " << m.centroid.x() << " m (expected " << 0.4 + 0.5 * s.time << "), speed "
+                                      << m.mean_velocity.x() << " m/s");
+  CHECK(m.mean_velocity.x() == doctest::Approx(0.5).epsilon(0.01).scale(0));
+  CHECK(m.centroid.x() == doctest::Approx(0.4 + 0.5 * s.time).epsilon(0.002).scale(0));
+  CHECK(mean(s.eulerian->surfaces[0].vertices).x() == doctest::Approx(m.centroid.x()).epsilon(0.002).scale(0));
+}
