@@ -88,9 +88,6 @@ void read_eulerian_coupling(Object& c, const Where& cw, Coupling& coupling) {
   e.get("pressure_tolerance", eu.pressure_tolerance, open_interval(0, 1));
   e.get("velocity_tolerance", eu.velocity_tolerance, open_interval(0, 1));
   eu.solver = read_enum(e, "solver", names<EulerianCoupling::Solver>(), false, EulerianCoupling::Solver::pcr);
-  if (eu.solver == EulerianCoupling::Solver::minres)
-    (ew / "solver").fail("not implemented: \"minres\" on the full KKT system; use \"pcr\" (the paper's primal-dual "
-                         "solve)");
   eu.integration = read_enum(e, "integration", names<EulerianCoupling::Integration>(), false,
                              EulerianCoupling::Integration::semi_implicit);
   e.finish();

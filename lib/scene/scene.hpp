@@ -165,8 +165,9 @@ struct Partitioned {
 struct EulerianCoupling {
   Real pressure_tolerance = 0.02;   // relative residual of Eq. 12 (the paper's PCR threshold)
   Real velocity_tolerance = 1e-3;   // relative residual of Eq. 8 (the paper's)
-  // pcr: the primal-dual solve (Eqs. 12-13, the paper's). minres on the full
-  // KKT system is not implemented.
+  // pcr: the primal-dual solve (Eqs. 8, 12, 13 in turn, the paper's). minres:
+  // lines 9-11 as one saddle-point system of Eq. 11 (eulerian/projection.hpp
+  // solve_kkt), to velocity_tolerance.
   enum class Solver { pcr, minres };
   Solver solver = Solver::pcr;
   // semi_implicit: Eq. 8; explicit: forward Euler (the paper's Fig. 3 comparison).

@@ -111,6 +111,11 @@ eulerian::WorldSettings world_settings(const scene::Scene& scene) {
   s.projection.tolerance = e.pressure_tolerance;
   s.projection.max_iterations = scene.coupling.max_iterations;
   s.projection.correction_tolerance = e.velocity_tolerance;
+  if (e.solver == scene::EulerianCoupling::Solver::minres) {
+    s.projection.solver = eulerian::ConstraintSolver::kkt;
+    s.projection.kkt_tolerance = e.velocity_tolerance;
+    s.projection.kkt_max_iterations = scene.coupling.max_iterations;
+  }
   // The loader allows compressible solids only when all of them are and
   // there is no smoke (scene/read_eulerian.hpp).
   s.incompressible = scene.fluid.kind == scene::Fluid::Kind::smoke ||

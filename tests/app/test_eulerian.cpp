@@ -147,7 +147,7 @@ TEST_CASE("fsicut --validate accepts an Eulerian scene and refuses a bad one wit
   CHECK_FALSE(std::filesystem::exists(dir / "out"));
   const std::string scene = (dir / "ball.json").string();
   const std::pair<std::string, std::string> refused[] = {
-      {"--set /coupling/eulerian/solver=minres", "ball.json: /coupling/eulerian/solver: not implemented"},
+      {"--set /coupling/eulerian/solver=gmres", "ball.json: /coupling/eulerian/solver: unknown solver \"gmres\""},
       {"--set /solids/0/plasticity/yield=1", "ball.json: /solids/0/plasticity: not implemented"},
       {"--set /fluid/kind=liquid", "ball.json: /fluid/smoke: applies to"},
       {"--set /coupling/scheme=spd", "ball.json: /fluid/kind: \"smoke\" needs"},
