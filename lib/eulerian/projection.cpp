@@ -157,13 +157,7 @@ linsolve::Report solve_pressure(const linsolve::SparseMatrix& J, const Vector& m
   linsolve::SparseMatrix JM = J;
   for (Index r = 0; r < JM.outerSize(); ++r)
     for (linsolve::SparseMatrix::InnerIterator it(JM, r); it; ++it) it.valueRef() /= mass[it.col()];
-  const linsolve::SparseMatrix A = linsolve::product(JM, linsolve::transposed(J));
-  linsolve::PcgSettings pcg;
-  pcg.tolerance = settings.tolerance;
-  pcg.max_iterations = settings.max_iterations;
-  pcg.preconditioner = linsolve::Preconditioner::jacobi;
-  if (p.size() != J.rows()) p.setZero(J.rows());
-  return linsolve::solve_pcg(A, J * v_star - b, p, pcg);
+  return solve_pressure(linsolve::product(JM, linsolve::transposed(J)), J, b, v_star, p, settings);
 }
 
 linsolve::Report correct_velocity(const linsolve::SparseMatrix& J, const Vector& mass, const linsolve::SparseMatrix& G,
