@@ -51,6 +51,7 @@ void put_eulerian(ByteWriter& w, const EulerianRecord& e) {
   w.f64(e.divergence);
   w.u64(static_cast<std::uint64_t>(e.unknowns));
   w.u64(static_cast<std::uint64_t>(e.constraints));
+  w.u64(static_cast<std::uint64_t>(e.contacts));
 }
 
 EulerianRecord get_eulerian(ByteReader& r) {
@@ -93,6 +94,7 @@ EulerianRecord get_eulerian(ByteReader& r) {
   e.divergence = r.f64();
   e.unknowns = static_cast<std::int64_t>(r.u64());
   e.constraints = static_cast<std::int64_t>(r.u64());
+  e.contacts = static_cast<std::int64_t>(r.u64());
   return e;
 }
 

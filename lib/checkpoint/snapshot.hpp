@@ -112,6 +112,7 @@ struct EulerianRecord {
   std::int64_t velocity_iterations = 0, pressure_iterations = 0, correction_iterations = 0;
   double divergence = 0;
   std::int64_t unknowns = 0, constraints = 0;
+  std::int64_t contacts = 0;
 };
 
 struct Snapshot {

@@ -1,46 +1,44 @@
 #pragma once
-// Repulsion and friction between the FLIP particles of different Eulerian
-// solids (Teng, Levin & Kim 2016, section 4.6, Eqs. 14-15; Algorithm 1 lines
-// 14-15, after every solid's flip_update (line 13) and before any solid's
-// rasterize (line 18), see particles.hpp).
+// Repulsion and friction between Eulerian solids (Teng, Levin & Kim 2016,
+// section 4.6, Eqs. 14-15; Algorithm 1 lines 14-15): the FLIP particles of
+// one solid against the material of another.
 //
-// For a pair of particles i, j of different solids closer than the contact
-// distance h, with
-//   n    = (x_i - x_j) / |x_i - x_j|      the contact normal, from j to i
-//   d    = h - |x_i - x_j| > 0             the overlap [m]
-//   v_N  = (v_i - v_j) . n                 relative normal velocity (< 0 approaching) [m/s]
-//   m    = m_i m_j / (m_i + m_j)           the pair's reduced mass [kg]
-// the normal impulse on i (and its opposite on j) is r n with
+// A particle at x of solid i, mass m and velocity v_p, meets solid j through
+// j's reference map and material distance (material_shape.hpp):
+//   psi(x) = phi_j(x - u_j(x))          j's distance at the particle [m]
+//   d      = h - (psi(x) - depth) > 0   the overlap, h the contact distance,
+//                                       depth = -phi_i(x - u_i(x)) >= 0 the
+//                                       particle's own depth below its surface
+//   n      = grad psi / |grad psi|      the contact normal, out of j
+//   v_N    = (v_p - v_j(x)) . n         relative normal velocity (< 0 approaching)
+// and its velocity changes by r / m along n with
 //   r = min(dt k d, m (0.1 d / dt - v_N))                                (Eq. 14)
-// applied only when r > 0: a spring impulse dt k d, capped so the pair
-// separates no faster than 0.1 d per step (Bridson et al. 2002). The relative
-// normal velocity changes by dv_N = r / m. Friction then scales the relative
-// tangential velocity v_T^pre = (v_i - v_j) - v_N n as
-//   v_T = max(1 - mu dv_N / |v_T^pre|, 0) v_T^pre                         (Eq. 15)
-// through the opposite impulses +-m (v_T - v_T^pre): Coulomb's law, the
-// tangential change at most mu times the normal one, and it stops the sliding
-// (stick) but never reverses it.
+// applied only when r > 0: a spring impulse dt k d, capped so the particle
+// leaves no faster than 0.1 d per step (Bridson et al. 2002). Friction then
+// scales the relative tangential velocity v_T^pre = (v_p - v_j) - v_N n as
+//   v_T = max(1 - mu dv_N / |v_T^pre|, 0) v_T^pre,   dv_N = r / m        (Eq. 15)
+// Coulomb's law: the tangential change is at most mu times the normal one,
+// and it stops the sliding (stick) but never reverses it.
 //
-// What is the paper's and what is ours:
-//  - Eqs. 14-15, the 0.1 cap, stiffness k and friction mu (the paper's Table 1:
-//    k = 2000..10000, mu = 0.2..0.5) are the paper's.
-//  - The paper tests each particle of solid i against solid j's material
-//    distance field and surface normal and changes only the particle's
-//    velocity. Ours is particle against particle of the other solid (d and n
-//    from the pair, no surface mesh needed) with equal and opposite impulses
-//    and the reduced mass in place of the particle mass, so every pair
-//    conserves linear momentum exactly. Particles sit up to a quarter cell
-//    inside the surface (8 per cell), so h = dx starts repulsion when two
-//    surfaces come within about half a cell.
-//  - Pairs are found by binning the particles into cubes of edge h (a hash of
-//    the cube index): each particle meets only the 27 cubes around its own,
-//    O(n) for a bounded number of particles per cube. Pairs are resolved one
-//    after another (Gauss-Seidel), in the order of the solids and their
-//    particles, so the result is deterministic.
+// The paper's: Eqs. 14-15, the 0.1 cap, the test of each particle against the
+// other solid's distance field, stiffness k and friction mu (its Table 1:
+// k = 2000..10000 N/m, mu = 0.2..0.5) and h "typically the grid resolution".
+// Ours: the overlap counts from the particle's own surface, not from the
+// particle (its depth subtracted), so contact starts when the two surfaces
+// come within h wherever the particle lattice falls: the particles of a
+// 2 x 2 x 2 lattice sit up to half a cell deep, and measured from them h = dx
+// never engaged in head-on collisions of two balls, which the one velocity
+// field already keeps about a cell apart. The normal is the gradient of psi by central differences of a
+// quarter cell (the paper takes the nearest surface triangle's normal and
+// names this gradient as the fallback [Levin et al. 2011]); a particle is
+// tested only where all 8 corners of its cell carry j's u (inside j's band,
+// which reaches 3 cells past j's surface, further than h). Each solid's
+// particles are tested against every other solid, so both sides of a contact
+// are pushed; the impulses are each particle's own, so momentum is conserved
+// only as far as the two sides' pushes balance.
 //
-// Units: k [N/m] (an impulse dt k d [N s]), mu dimensionless, h [m], dt [s].
-#include <vector>
-
+// Units: k [N/m] (an impulse dt k d [N s]), mu dimensionless, h [m], dt [s],
+// masses [kg], velocities [m/s].
 #include "lib/eulerian/particles.hpp"
 
 namespace fsicut::eulerian {
@@ -53,14 +51,22 @@ struct ContactSettings {
 };
 
 struct ContactReport {
-  Index pairs = 0;          // pairs within h
-  Index impulses = 0;       // pairs that received an impulse (r > 0)
-  Real max_overlap = 0;     // max d [m]
+  Index contacts = 0;    // particles within h of another solid
+  Index impulses = 0;    // of those, the ones that received an impulse (r > 0)
+  Real max_overlap = 0;  // max d [m]
 };
 
-// Lines 14-15 for all solids at once: changes the velocities (never the
-// positions) of the particles of `solids` (one Particles per solid; particles
-// of the same solid never interact) over a step of dt [s].
-ContactReport resolve_contacts(const std::vector<Particles*>& solids, Real dt, const ContactSettings& settings);
+// Eqs. 14-15 for one particle of mass [kg] whose velocity relative to the
+// other solid is `relative`, overlapping it by `overlap` [m] along the unit
+// `normal` (out of the other solid): the particle's velocity change [m/s].
+// Zero when r <= 0.
+Vec3 contact_velocity_change(const Vec3& relative, const Vec3& normal, Real overlap, Real mass, Real dt,
+                             const ContactSettings& settings);
+
+// Lines 14-15 for the particles of solid `own` against solid `other`, whose
+// velocity is `other_velocity` (a NodeField on other.grid, read where
+// other.valid): adds each particle's velocity change, never moves one.
+void push_away(Particles& particles, const EulerianSolid& own, const EulerianSolid& other,
+               const NodeField& other_velocity, Real dt, const ContactSettings& settings, ContactReport& report);
 
 }  // namespace fsicut::eulerian

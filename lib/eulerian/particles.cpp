@@ -11,9 +11,18 @@ namespace {
 Real unit_random(std::mt19937_64& rng) { return static_cast<Real>(rng() >> 11) * 0x1.0p-53; }
 
 Vec3 jittered(std::mt19937_64& rng, Real jitter) {
+  if (jitter == 0) return Vec3::Constant(0.5);
   Vec3 out;
   for (int a = 0; a < 3; ++a) out[a] = 0.5 + jitter * (unit_random(rng) - 0.5);
   return out;
+}
+
+// Whether any corner of `cell` holds the solid's u and v: only there can the
+// reference map say the cell holds material.
+bool touches_solid(const EulerianSolid& solid, const Vec3i& cell) {
+  for (int q = 0; q < CORNERS; ++q)
+    if (solid.valid[static_cast<std::size_t>(corner_node(solid.grid, cell, q))]) return true;
+  return false;
 }
 
 }  // namespace
@@ -28,11 +37,13 @@ Particles seed_particles(const EulerianSolid& solid, const SeedSettings& setting
   for (int cz = 0; cz < g.resolution.z(); ++cz)
     for (int cy = 0; cy < g.resolution.y(); ++cy)
       for (int cx = 0; cx < g.resolution.x(); ++cx)
-        for (int s = 0; s < k * k * k; ++s) {
+        for (int s = 0, touches = -1; s < k * k * k; ++s) {
           const Vec3 local(s % k, (s / k) % k, s / (k * k));
           // Drawn for every sub-cell, inside or not, so a particle's jitter
           // does not depend on where the solid is.
           const Vec3 offset = jittered(rng, settings.jitter);
+          if (touches < 0) touches = touches_solid(solid, Vec3i(cx, cy, cz));
+          if (!touches) continue;
           const Vec3 x = g.origin + g.dx * Vec3(cx, cy, cz) + sub * (local + offset);
           if (material_distance(solid.shape, x - interpolate(g, solid.u, x)) >= 0) continue;
           out.position.push_back(x);

@@ -50,7 +50,9 @@ struct SeedSettings {
 // Samples the material of `solid`: every sub-cell centre (jittered) x with
 // material_distance(x - u(x)) < 0 gets a particle with velocity v(x) (both
 // interpolated, q1.hpp) and mass density * sub-cell volume, so the masses sum
-// to density times the sampled volume. Cells are visited in cell-index order.
+// to density times the sampled volume. Cells are visited in cell-index order;
+// only cells with a valid corner (where u is defined) are sampled. jitter = 0
+// draws no random numbers.
 Particles seed_particles(const EulerianSolid& solid, const SeedSettings& settings = {});
 
 // Line 13: the grid-to-particle update, a blend of FLIP and PIC,

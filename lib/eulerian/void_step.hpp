@@ -99,6 +99,10 @@ struct EulerianSolid {
   // sum_g theta_g V_g when made: the material volume the reference map
   // carried at the start, against which world.hpp measures its drift [m^3].
   Real material_volume = 0;
+  // Repulsion stiffness k [N/m] and friction mu of Eqs. 14-15 against other
+  // solids (contact.hpp, collide.hpp); k = 0: no contact response.
+  Real contact_stiffness = 0;
+  Real contact_friction = 0;
 };
 
 // A solid whose material shape is `shape`, placed at rest by the reference

@@ -357,17 +357,16 @@ void publish_velocity(World& world, const WorldSystem& s) {
   scatter(s.unknowns, s.v, world.velocity);
 }
 
-// Lines 12-18, the seam of the FLIP particles and contact (world.hpp): the
-// solid's velocity copy is the shared v^{n+1} on the unknowns where it has
-// mass; then line 19 moves its u with it.
-void copy_velocity_and_update_displacement(World& world, Real dt, const WorldSettings& settings,
-                                           const WorldSystem& s, std::size_t l) {
-  std::vector<Index> nodes;
+// Before lines 12-18: the solid's velocity copy is the shared v^{n+1} on the
+// unknowns where it has mass (collide.hpp then adds its contacts).
+SolidVelocity velocity_copy(const World& world, const WorldSystem& s, std::size_t l) {
+  SolidVelocity copy;
   for (Index n : s.unknowns.nodes)
-    if (s.solids[l].mass[n] > 0) nodes.push_back(n);
-  Vector values(3 * static_cast<Index>(nodes.size()));
-  for (std::size_t k = 0; k < nodes.size(); ++k) values.segment<3>(3 * k) = node_value(world.velocity, nodes[k]);
-  update_displacement(world.solids[l], dt, settings.band, nodes, values);
+    if (s.solids[l].mass[n] > 0) copy.nodes.push_back(n);
+  copy.values.resize(3 * static_cast<Index>(copy.nodes.size()));
+  for (std::size_t k = 0; k < copy.nodes.size(); ++k)
+    copy.values.segment<3>(3 * k) = node_value(world.velocity, copy.nodes[k]);
+  return copy;
 }
 
 // Line 22: the fluid velocity through v^{n+1}; each solid's copy through
@@ -479,8 +478,11 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
   }
   report.momentum_solved = momentum(s.mass, s.v);
   publish_velocity(world, s);
+  std::vector<SolidVelocity> copies;
+  for (std::size_t l = 0; l < world.solids.size(); ++l) copies.push_back(velocity_copy(world, s, l));
+  report.contact = collide(world.solids, dt, copies);
   for (std::size_t l = 0; l < world.solids.size(); ++l) {
-    copy_velocity_and_update_displacement(world, dt, settings, s, l);
+    update_displacement(world.solids[l], dt, settings.band, copies[l].nodes, copies[l].values);
     advect_displacement(world.solids[l], dt);
   }
   report_solids(world, s, report);

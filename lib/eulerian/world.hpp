@@ -31,6 +31,9 @@
 //  11  v^{n+1} = v* - M^-1 J^T p                 (Eq. 13; ProjectionSettings::correction)
 //      (ProjectionSettings::solver kkt: lines 9-11 as one saddle-point
 //      solve of Eq. 11, projection.hpp solve_kkt)
+//  12-18 per solid: its velocity copy ^lv^{n+1} is v^{n+1} on the nodes where
+//      it has mass, plus what contact with the other solids' particles
+//      changes (collide.hpp)
 //  19  per solid: u = u^n + dt ^lv^{n+1}
 //  20  per solid: semi-Lagrangian advection of u
 //  22  semi-Lagrangian advection of the fluid velocity (through v^{n+1}), then
@@ -55,15 +58,10 @@
 // p is minus the physical pressure impulse: in a still box under gravity it
 // grows upward by fluid density * g * dt per metre.
 //
-// The seam for FLIP particles and contact (lines 12-18, another part of the
-// library). After line 11 the shared v^{n+1} is in World::velocity; each
-// solid's velocity copy is taken from it on the nodes where that solid has
-// mass (copy_velocity_and_update_displacement in world.cpp, with
-// void_step.hpp). Particles carrying ^lv with repulsion and friction replace
-// that copy: they read World::velocity and write the solid's final ^lv^{n+1}
-// on those nodes, before line 19. Until then line 22 carries each solid's
-// copy through itself, as step_in_void does (void_step.hpp: a spinning solid
-// loses its energy mostly in the velocity solve, not in that advection).
+// Lines 12-18 use the particles for contact only. Line 22 carries each
+// solid's copy through itself by semi-Lagrangian advection, as step_in_void
+// does, not by FLIP particles kept from step to step (void_step.hpp measures
+// what that loses on a spinning solid).
 //
 // Paper's constants: the solver thresholds (pressure 0.02, velocity 1e-3,
 // VoidStepSettings). Ours: the drift correction of b, the band widths, the
@@ -72,6 +70,7 @@
 #include <optional>
 #include <vector>
 
+#include "lib/eulerian/collide.hpp"
 #include "lib/eulerian/smoke.hpp"
 #include "lib/eulerian/void_step.hpp"
 
@@ -120,6 +119,7 @@ struct WorldReport {
   Vec3 momentum_expected = Vec3::Zero();
   Vec3 momentum_solved = Vec3::Zero();
   std::vector<SolidReport> solids;
+  ContactReport contact;  // lines 14-15 (collide.hpp)
   // Wall-clock seconds of the step's parts, the paper's Table 2 columns:
   // lines 1-8 (masses, forces, G), lines 9 and 11, line 10, lines 19-22.
   struct Seconds {

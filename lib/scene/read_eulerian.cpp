@@ -112,9 +112,6 @@ void check_eulerian(const Scene& scene, const Where& root) {
     if (!eulerian && scheme)
       (at / "representation").fail("is lagrangian; \"coupling/scheme\": \"eulerian\" steps Eulerian solids only "
                                    "(set \"representation\": \"eulerian\")");
-    if (s.contact.stiffness > 0)
-      (at / "contact" / "stiffness").fail("not implemented: contact between Eulerian solids (the particles of "
-                                          "Eqs. 14-15) is not in the step yet; use 0");
     if (eulerian) (s.incompressible ? incompressible : compressible) = true;
     if (smoke && s.name == "smoke")
       (at / "name").fail("\"smoke\" is reserved for the smoke's output files in a scene with smoke");

@@ -24,8 +24,8 @@ void read_eulerian_coupling(Object& c, const Where& cw, Coupling& coupling);
 // The rules between sections: an Eulerian solid needs coupling/scheme
 // "eulerian" and the scheme needs every solid Eulerian; smoke needs the
 // scheme and no liquid regions; the scheme takes no liquid, obstacles or
-// probes; what the step does not implement yet (contact, compressible
-// solids with smoke or beside incompressible ones) is refused.
+// probes; what the step does not implement yet (compressible solids with
+// smoke or beside incompressible ones) is refused.
 void check_eulerian(const Scene& scene, const Where& root);
 
 }  // namespace fsicut::scene

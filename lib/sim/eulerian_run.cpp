@@ -82,6 +82,8 @@ eulerian::EulerianSolid make_solid(const scene::Scene& scene, const scene::Solid
       grid, shape, eulerian::lame_from_young(desc.youngs_modulus, desc.poisson_ratio), desc.density,
       [&](const Vec3& x) { return Vec3(c + (x - c) / scale); }, band);
   s.damping = {desc.damping.mass, desc.damping.stiffness};
+  s.contact_stiffness = desc.contact.stiffness;
+  s.contact_friction = desc.contact.friction;
   for (Index n = 0; n < eulerian::node_count(grid); ++n)
     if (s.valid[n]) s.v.segment<3>(3 * n) = desc.velocity;
   for (Index i = 0; i < surface.vertices.cols(); ++i)
@@ -161,6 +163,7 @@ StepReport step_eulerian(SimState& state, Real dt, StageTimes& times) {
   t.pressure_iterations += r.pressure.iterations;
   t.correction_iterations += r.correction.iterations;
   t.divergence = std::max(t.divergence, r.divergence);
+  t.contacts += r.contact.contacts;
   t.unknowns = r.unknowns;
   t.constraints = r.constraints;
   StepReport report;
@@ -205,6 +208,7 @@ void add_eulerian_record(const SimState& state, json& record) {
                         {"divergence", t.divergence},
                         {"unknowns", t.unknowns},
                         {"constraints", t.constraints},
+                        {"contacts", t.contacts},
                         {"smoke_amount", e.world.smoke ? eulerian::smoke_amount(e.world.grid, e.world.smoke->density)
                                                        : 0.0}};
 }
@@ -247,6 +251,7 @@ checkpoint::EulerianRecord eulerian_record(const EulerianState& e) {
   r.divergence = t.divergence;
   r.unknowns = t.unknowns;
   r.constraints = t.constraints;
+  r.contacts = t.contacts;
   return r;
 }
 
@@ -283,7 +288,8 @@ void restore_eulerian(const checkpoint::EulerianRecord& r, const std::string& wh
     restore_values(r.smoke_velocity, w.smoke->velocity, where, "the smoke velocity");
   }
   e.tally = EulerianTally{r.tally_frame, r.tally_substeps, r.velocity_iterations, r.pressure_iterations,
-                          r.correction_iterations, r.divergence, r.unknowns, r.constraints};
+                          r.correction_iterations, r.divergence, r.unknowns, r.constraints,
+                          r.contacts};
 }
 
 std::string eulerian_summary(const SimState& state) {

@@ -31,6 +31,7 @@ struct EulerianTally {
   long correction_iterations = 0;  // (Eq. 13; 0 with the mass correction)
   Real divergence = 0;             // the largest WorldReport::divergence
   Index unknowns = 0, constraints = 0;  // of the last substep
+  long contacts = 0;               // particle contacts (ContactReport::contacts), summed
 };
 
 struct EulerianState {

@@ -32,6 +32,7 @@ EulerianRecord sample() {
   e.divergence = 0.0199;
   e.unknowns = 1234;
   e.constraints = 567;
+  e.contacts = 89;
   return e;
 }
 
@@ -41,7 +42,8 @@ bool same(const EulerianRecord& a, const EulerianRecord& b) {
             a.surfaces.size() == b.surfaces.size() && a.tally_frame == b.tally_frame &&
             a.tally_substeps == b.tally_substeps && a.velocity_iterations == b.velocity_iterations &&
             a.pressure_iterations == b.pressure_iterations && a.correction_iterations == b.correction_iterations &&
-            a.divergence == b.divergence && a.unknowns == b.unknowns && a.constraints == b.constraints;
+            a.divergence == b.divergence && a.unknowns == b.unknowns && a.constraints == b.constraints &&
+         a.contacts == b.contacts;
   for (std::size_t l = 0; ok && l < a.solids.size(); ++l)
     ok = a.solids[l].u == b.solids[l].u && a.solids[l].v == b.solids[l].v && a.solids[l].valid == b.solids[l].valid &&
          a.solids[l].pressure == b.solids[l].pressure;
