@@ -1,11 +1,13 @@
 #include "lib/sim/absurd.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
 
 #include <nlohmann/json.hpp>
 
+#include "lib/eulerian/measure.hpp"
 #include "lib/fluid/liquid.hpp"
 #include "lib/sim/from_scene.hpp"
 
@@ -73,6 +75,46 @@ void check_liquid(const SimState& state, const LiquidVolumes& volumes, Real spee
                                                fastest, speed_bound)});
 }
 
+// An Eulerian solid (eulerian/measure.hpp), against the material volume it
+// carried at the start; the smoke's speed.
+void check_eulerian(const SimState& state, Real speed_bound, std::vector<Absurdity>& out) {
+  const EulerianState& e = *state.eulerian;
+  for (std::size_t l = 0; l < e.world.solids.size(); ++l) {
+    const eulerian::EulerianSolid& solid = e.world.solids[l];
+    const std::string at = "frame " + std::to_string(state.frame) + ": solid \"" + e.surfaces[l].name + "\" ";
+    if (!solid.u.allFinite() || !solid.v.allFinite()) {
+      out.push_back({"not finite", at + "has a displacement or velocity that is not finite"});
+      continue;
+    }
+    const eulerian::SolidMeasure m = eulerian::measure_solid(solid);
+    const Real rest = solid.material_volume;
+    if (!(m.report.volume > 0))
+      out.push_back({"solid volume", at + format("has volume %.4g m^3 (rest %.4g m^3): no material left on the grid",
+                                                 m.report.volume, rest)});
+    else if (m.report.volume > SOLID_VOLUME_GROWTH_LIMIT * rest)
+      out.push_back({"solid volume", at + format("has grown to %.3g times its rest volume (%.4g m^3; bound %.3g "
+                                                 "times)",
+                                                 m.report.volume / rest, rest, SOLID_VOLUME_GROWTH_LIMIT)});
+    const Real energy_bound = 0.5 * m.mass * speed_bound * speed_bound;
+    if (!(m.report.kinetic_energy <= energy_bound))
+      out.push_back({"solid kinetic energy",
+                     at + format("has kinetic energy %.4g J, above %.4g J, its %.4g kg moving at ",
+                                 m.report.kinetic_energy, energy_bound, m.mass) +
+                         format("%.4g m/s, the fastest speed the scene's gravity, domain, initial velocities and "
+                                "compression explain",
+                                speed_bound)});
+  }
+  if (!e.world.smoke) return;
+  Real fastest = 0;
+  const eulerian::NodeField& v = e.world.smoke->velocity;
+  for (Index k = 0; k + 2 < v.size(); k += 3) fastest = std::max(fastest, v.segment<3>(k).norm());
+  if (!(fastest <= speed_bound))
+    out.push_back({"fluid speed", "frame " + std::to_string(state.frame) +
+                                      format(": the smoke moves at %.4g m/s, above %.4g m/s, the fastest speed the "
+                                             "scene's gravity, domain, initial velocities and sources explain",
+                                             fastest, speed_bound)});
+}
+
 }  // namespace
 
 std::vector<Absurdity> find_absurdities(const SimState& state, const LiquidVolumes& volumes) {
@@ -80,6 +122,7 @@ std::vector<Absurdity> find_absurdities(const SimState& state, const LiquidVolum
   const Real speed_bound = velocity_bound(state.scene);
   for (const solid::Body& body : state.solids) check_solid(state, body, speed_bound, out);
   if (state.liquid) check_liquid(state, volumes, speed_bound, out);
+  if (state.eulerian) check_eulerian(state, speed_bound, out);
   return out;
 }
 

@@ -21,7 +21,13 @@
 //   - the liquid volume more than LIQUID_VOLUME_LOSS_LIMIT away from frame 0's
 //     or changed by more than LIQUID_VOLUME_JUMP_LIMIT since the previous
 //     frame (scenes: 4.2 % and 4.7 %);
-//   - a solid position or velocity that is not finite.
+//   - a solid position or velocity that is not finite;
+//   - Eulerian solids (coupling/scheme eulerian) the same by their measures
+//     (eulerian/measure.hpp): volume not positive or above
+//     SOLID_VOLUME_GROWTH_LIMIT times the material volume they started with,
+//     kinetic energy past the bound, u or v not finite; the smoke's fastest
+//     node past the velocity bound (scenes: Eulerian solids within 1.03 of
+//     their volume, the smoke at most 0.07 of the bound, in eulerian_cheb).
 #include <optional>
 #include <string>
 #include <vector>

@@ -18,8 +18,9 @@ SubstepCost estimate_substep(const SimState& state) {
   SubstepCost cost;
   const auto& r = state.scene.grid.resolution;
   const double cells = double(r.x()) * r.y() * r.z();
+  const double per_cell = state.eulerian ? EULERIAN_CELL_SECONDS : CELL_SECONDS;
   cost.terms.push_back({"grid", "/grid/resolution", std::to_string(static_cast<long long>(cells)) + " cells",
-                        CELL_SECONDS * cells});
+                        per_cell * cells});
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
     const solid::Body& body = state.solids[b];
     const std::string pointer = "/solids/" + std::to_string(b);

@@ -22,6 +22,13 @@
 // sphere, so per dof the linear coefficient comes out above the quadratic
 // one. It is a scale, within a factor of about 3 of what an idle machine
 // takes; loaded machines take longer.
+//
+// The eulerian scheme (eulerian_run.hpp) has no solid dofs: every stage runs
+// over the grid's nodes and cells, so its estimate is EULERIAN_CELL_SECONDS x
+// grid cells. Measured on 2 cores: eulerian_ball (38,912 cells) 1.5e-5 s per
+// cell and substep, eulerian_cheb (25,920 cells) 2.0e-5, eulerian_party
+// (64,000 cells, five solids) 1.6e-5, the Ball benchmark (307,200 cells)
+// 8.9e-6.
 #include <string>
 #include <vector>
 
@@ -30,6 +37,7 @@
 namespace fsicut::sim {
 
 inline constexpr double CELL_SECONDS = 4.5e-7;
+inline constexpr double EULERIAN_CELL_SECONDS = 1.5e-5;
 inline constexpr double QUADRATIC_DOF_SECONDS = 4.2e-6;
 inline constexpr double LINEAR_DOF_SECONDS = 6.0e-6;
 inline constexpr double MODE_SECONDS = 1.25e-9;

@@ -72,7 +72,13 @@ Real velocity_bound(const scene::Scene& scene) {
     const Real bulk = b.youngs_modulus / (3 * (1 - 2 * b.poisson_ratio));
     elastic = std::max(elastic, 3 * std::abs(1 - b.initial_scale) * std::sqrt(bulk / b.density));
   }
-  const Real fall = 2 * scene.gravity.norm() * (scene.grid.max() - scene.grid.origin).norm();
+  Real accel = scene.gravity.norm(), smoke = 1;
+  for (const scene::SmokeSource& s : scene.fluid.smoke.sources) {
+    v0 = std::max(v0, s.velocity.norm());
+    smoke = std::max(smoke, s.density);
+  }
+  accel += std::abs(scene.fluid.smoke.buoyancy) * smoke;
+  const Real fall = 2 * accel * (scene.grid.max() - scene.grid.origin).norm();
   const Real cell_per_frame = scene.grid.cell_size * scene.time.fps;
   return VELOCITY_MARGIN * std::sqrt(v0 * v0 + fall + elastic * elastic + cell_per_frame * cell_per_frame);
 }

@@ -30,10 +30,11 @@ fluid::ProjectionSettings projection_settings(const scene::Coupling& c);
 coupling::CoupledSettings coupled_settings(const scene::Coupling& c);
 
 // The fastest speed [m/s] the scene's energy sources explain, times a margin:
-//   VELOCITY_MARGIN * sqrt(v0^2 + 2 |g| L + v_e^2 + (dx fps)^2)
-// with v0 the fastest initial velocity (fluid regions, solids), L the grid's
-// diagonal (a fall through the whole domain turns 2 |g| L of speed squared
-// into motion), v_e the fastest solid's release of its initial compression
+//   VELOCITY_MARGIN * sqrt(v0^2 + 2 a L + v_e^2 + (dx fps)^2)
+// with v0 the fastest initial velocity (fluid regions, solids, smoke
+// inflows), a = |g| + |smoke buoyancy| times the densest smoke source (at
+// least 1), L the grid's diagonal (a fall through the whole domain turns
+// 2 a L of speed squared into motion), v_e the fastest solid's release of its initial compression
 // (a uniform strain e = |1 - initial_scale| stores 9/2 K e^2 per unit volume,
 // K = E / (3 (1 - 2 nu)) the bulk modulus, so v_e = 3 e sqrt(K / rho)), and
 // dx fps a cell per frame, so that a scene with no energy source at all still

@@ -8,9 +8,12 @@
 
 #include "lib/eulerian/measure.hpp"
 #include "lib/scene/load.hpp"
+#include "lib/sim/absurd.hpp"
 #include "lib/sim/advance.hpp"
+#include "lib/sim/cost.hpp"
 #include "lib/sim/eulerian_run.hpp"
 #include "lib/sim/frame_output.hpp"
+#include "lib/sim/from_scene.hpp"
 #include "lib/sim/stats.hpp"
 
 using namespace fsicut;
@@ -36,6 +39,12 @@ sim::SimState ball_in_smoke(const std::string& extra = "",
 }
 
 Vec3 mean(const Points& x) { return x.rowwise().mean(); }
+
+bool has_kind(const std::vector<sim::Absurdity>& found, const std::string& kind, const std::string& text) {
+  for (const sim::Absurdity& a : found)
+    if (a.kind == kind && a.message.find(text) != std::string::npos) return true;
+  return false;
+}
 
 }  // namespace
 
@@ -175,4 +184,35 @@ TEST_CASE("eulerian run: the minres solver falls as the primal-dual one") {
   CHECK(b.mean_velocity.y() == doctest::Approx(a.mean_velocity.y()).epsilon(0.01));
   CHECK(b.centroid.y() == doctest::Approx(a.centroid.y()).epsilon(0.01));
   CHECK(std::abs(b.report.volume / a.report.volume - 1) < 0.01);
+}
+
+TEST_CASE("eulerian run: absurd results of an Eulerian solid and the smoke are found, a sane frame has none") {
+  sim::SimState s = ball_in_smoke();
+  CHECK(sim::find_absurdities(s, {}).empty());
+  const Real bound = sim::velocity_bound(s.scene);
+  eulerian::World& w = s.eulerian->world;
+  // Past the velocity bound: the ball's kinetic energy, then the smoke.
+  sim::SimState fast = s;
+  eulerian::EulerianSolid& ball = fast.eulerian->world.solids[0];
+  for (Index n = 0; n < eulerian::node_count(w.grid); ++n)
+    if (ball.valid[n]) ball.v.segment<3>(3 * n) = Vec3(0, 1.5 * bound, 0);
+  fast.eulerian->world.smoke->velocity[1] = 2 * bound;
+  const std::vector<sim::Absurdity> found = sim::find_absurdities(fast, {});
+  CHECK(has_kind(found, "solid kinetic energy", "solid \"ball\" has kinetic energy"));
+  CHECK(has_kind(found, "fluid speed", "the smoke moves at"));
+  // A reference map gone: no material on the grid.
+  sim::SimState gone = s;
+  gone.eulerian->world.solids[0].u.setConstant(10);
+  CHECK(has_kind(sim::find_absurdities(gone, {}), "solid volume", "no material left on the grid"));
+  sim::SimState nan = s;
+  nan.eulerian->world.solids[0].v[0] = std::nan("");
+  CHECK(has_kind(sim::find_absurdities(nan, {}), "not finite", "solid \"ball\" has a displacement or velocity"));
+}
+
+TEST_CASE("eulerian run: the substep estimate counts the grid at the eulerian cost per cell") {
+  const sim::SimState s = ball_in_smoke();
+  const sim::SubstepCost cost = sim::estimate_substep(s);
+  REQUIRE(cost.terms.size() == 1);
+  CHECK(cost.terms[0].count == "9600 cells");
+  CHECK(cost.seconds == doctest::Approx(sim::EULERIAN_CELL_SECONDS * 9600).epsilon(1e-12));
 }

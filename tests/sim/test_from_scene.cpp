@@ -32,6 +32,16 @@ TEST_CASE("velocity_bound: ten times the speed the scene's initial velocities - 
   const scene::Scene still = scene::parse_scene(
       R"({ "grid": { "resolution": [4, 4, 4], "cell_size": 0.25 }, "gravity": [0, 0, 0] })", "t.json", ".");
   CHECK(sim::velocity_bound(still) == doctest::Approx(10 * 0.25 * 30));
+
+  // Smoke: an inflow of 4 m/s is an initial velocity, and buoyancy 2 m/s^2
+  // per unit density on sources of density 3 adds 6 m/s^2 to |g| = 10.
+  const scene::Scene smoke = scene::parse_scene(R"({ "grid": { "resolution": [20, 10, 20], "cell_size": 0.1 },
+    "time": { "fps": 25 }, "gravity": [0, -10, 0],
+    "fluid": { "kind": "smoke", "smoke": { "buoyancy": 2, "sources": [
+      { "min": [0, 0, 0], "max": [0.5, 0.2, 0.5], "density": 3, "velocity": [0, 4, 0] } ] } },
+    "coupling": { "scheme": "eulerian" } })",
+                                                "t.json", ".");
+  CHECK(sim::velocity_bound(smoke) == doctest::Approx(10 * std::sqrt(16 + 2 * 16 * 3 + 2.5 * 2.5)).epsilon(1e-12));
 }
 
 }  // namespace fsicut
