@@ -162,19 +162,19 @@ linsolve::SparseMatrix solid_stiffness(const grid::MacGrid& grid, const SolidTer
   return out;
 }
 
-// Line 8, K and G = M + dt C + dt^2 K with each solid's Rayleigh damping.
-void assemble_matrices(const World& world, Real dt, WorldSystem& s) {
+// Line 8, K and G = M + dt C + dt^2 K (newmark: dt/2, dt^2/4) with each solid's Rayleigh damping.
+void assemble_matrices(const World& world, const SystemWeights& w, WorldSystem& s) {
   Vector diagonal = s.mass;
   for (std::size_t l = 0; l < s.solids.size(); ++l)
     if (world.solids[l].damping.mass != 0)
-      diagonal += dt * world.solids[l].damping.mass * gather_mass(s.unknowns, s.solids[l].mass);
+      diagonal += w.damping * world.solids[l].damping.mass * gather_mass(s.unknowns, s.solids[l].mass);
   linsolve::SparseMatrix G(diagonal.size(), diagonal.size());
   G.reserve(Eigen::VectorXi::Constant(diagonal.size(), 1));
   for (Index i = 0; i < diagonal.size(); ++i) G.insert(i, i) = diagonal[i];
   s.K.clear();
   for (std::size_t l = 0; l < s.solids.size(); ++l) {
     s.K.push_back(solid_stiffness(world.grid, s.solids[l], s.unknowns));
-    linsolve::SparseMatrix scaled = (dt * world.solids[l].damping.stiffness + dt * dt) * s.K.back();
+    linsolve::SparseMatrix scaled = (w.damping * world.solids[l].damping.stiffness + w.stiffness) * s.K.back();
     G = linsolve::sum(G, scaled);
   }
   s.G = std::move(G);
@@ -196,7 +196,7 @@ linsolve::Report solve_unconstrained_velocity(const World& world, Real dt, const
     r.met_tolerance = s.v.allFinite();
     return r;
   }
-  const Vector rhs = s.mass.cwiseProduct(s.v) + dt * s.force;
+  const Vector rhs = right_hand_side(s.mass, s.G, dt, s.force, s.v, settings.velocity.integration);
   linsolve::PcgSettings pcg;
   pcg.tolerance = settings.velocity.tolerance;
   pcg.max_iterations = settings.velocity.max_iterations;
@@ -343,7 +343,7 @@ linsolve::Report pressure_project(World& world, const WorldSettings& settings, W
 linsolve::Report solve_constrained_velocity(World& world, Real dt, const WorldSettings& settings, WorldSystem& s) {
   Vector p;
   set_up_constraints(world, dt, settings, s, p);
-  const Vector rhs = s.mass.cwiseProduct(s.v) + dt * s.force;
+  const Vector rhs = right_hand_side(s.mass, s.G, dt, s.force, s.v, settings.velocity.integration);
   const linsolve::Report r = solve_kkt(s.G, s.J, rhs, s.b, s.v, p, settings.projection.kkt_tolerance,
                                        settings.projection.kkt_max_iterations);
   require_converged(r, "saddle-point (Eq. 11)");
@@ -367,7 +367,7 @@ void copy_velocity_and_update_displacement(World& world, Real dt, const WorldSet
     if (s.solids[l].mass[n] > 0) nodes.push_back(n);
   Vector values(3 * static_cast<Index>(nodes.size()));
   for (std::size_t k = 0; k < nodes.size(); ++k) values.segment<3>(3 * k) = node_value(world.velocity, nodes[k]);
-  update_displacement(world.solids[l], dt, settings.band, nodes, values);
+  update_displacement(world.solids[l], dt, settings.band, nodes, values, settings.velocity.integration);
 }
 
 // Line 22: the fluid velocity through v^{n+1}; each solid's copy through
@@ -457,11 +457,11 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
   choose_unknowns(world, s);
   combine_velocity(world, s);
   assemble_forces(world, settings, s);
-  assemble_matrices(world, dt, s);
+  assemble_matrices(world, system_weights(dt, settings.velocity.integration), s);
   report.momentum_expected = momentum(s.mass, s.v) + dt * momentum(Vector::Ones(s.mass.size()), s.force);
   lap(report.seconds.assemble);
   const bool kkt = settings.incompressible && settings.projection.solver == ConstraintSolver::kkt &&
-                   settings.velocity.integration == Integration::semi_implicit;
+                   settings.velocity.integration != Integration::explicit_euler;
   if (kkt) {
     report.velocity = solve_constrained_velocity(world, dt, settings, s);
   } else {
@@ -481,7 +481,7 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
   publish_velocity(world, s);
   for (std::size_t l = 0; l < world.solids.size(); ++l) {
     copy_velocity_and_update_displacement(world, dt, settings, s, l);
-    advect_displacement(world.solids[l], dt);
+    if (settings.velocity.integration != Integration::newmark) advect_displacement(world.solids[l], dt);
   }
   report_solids(world, s, report);
   advect_velocities_and_smoke(world, dt, settings);
