@@ -48,8 +48,9 @@ enum class Correction { mass, system };
 
 // primal_dual: Eqs. 8, 12 and 13 in turn (the paper's). kkt: lines 9-11 as
 // one saddle-point solve (solve_kkt below), the comparison the paper makes
-// against its primal-dual solve; it applies to the semi-implicit step (with
-// explicit integration the projection stays primal-dual).
+// against its primal-dual solve; it applies to the implicit steps (Eq. 8 and
+// newmark, velocity_solve.hpp; with explicit integration the projection stays
+// primal-dual).
 enum class ConstraintSolver { primal_dual, kkt };
 
 struct ProjectionSettings {
@@ -107,7 +108,8 @@ linsolve::Report correct_velocity(const linsolve::SparseMatrix& J, const Vector&
 
 // Lines 9-11 at once: the saddle-point system of Eq. 11,
 //   [G  J^T] [v]   [f*]
-//   [J   0 ] [p] = [b ],     f* = M v^n + dt (f_ext + f) (Eq. 8's right side),
+//   [J   0 ] [p] = [b ],     f* = M v^n + dt (f_ext + f) (Eq. 8's right side;
+//                            newmark's: velocity_solve.hpp right_hand_side),
 // by MINRES (linsolve/minres.hpp) preconditioned with diag(G) and
 // diag(J diag(G)^-1 J^T), the constraint rows scaled to the velocity rows'
 // size so that one relative tolerance means the same for both. Its v obeys

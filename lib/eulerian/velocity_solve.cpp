@@ -4,13 +4,26 @@
 
 namespace fsicut::eulerian {
 
+SystemWeights system_weights(Real dt, Integration integration) {
+  if (integration == Integration::newmark) return {dt / 2, dt * dt / 4};
+  return {dt, dt * dt};
+}
+
 linsolve::SparseMatrix system_matrix(const Vector& mass, const linsolve::SparseMatrix& K, const Damping& damping,
-                                     Real dt) {
+                                     Real dt, Integration integration) {
+  const SystemWeights w = system_weights(dt, integration);
   linsolve::SparseMatrix M(mass.size(), mass.size());
   M.reserve(Eigen::VectorXi::Constant(mass.size(), 1));
-  for (Index i = 0; i < mass.size(); ++i) M.insert(i, i) = (1 + dt * damping.mass) * mass[i];
-  linsolve::SparseMatrix scaled = (dt * damping.stiffness + dt * dt) * K;
+  for (Index i = 0; i < mass.size(); ++i) M.insert(i, i) = (1 + w.damping * damping.mass) * mass[i];
+  linsolve::SparseMatrix scaled = (w.damping * damping.stiffness + w.stiffness) * K;
   return linsolve::sum(M, scaled);
+}
+
+Vector right_hand_side(const Vector& mass, const linsolve::SparseMatrix& G, Real dt, const Vector& force,
+                       const Vector& v, Integration integration) {
+  if (integration != Integration::newmark) return mass.cwiseProduct(v) + dt * force;
+  const Vector Mv = mass.cwiseProduct(v);
+  return Mv + dt * force - (G * v - Mv);
 }
 
 linsolve::Report solve_velocity(const Vector& mass, const linsolve::SparseMatrix& K, const Damping& damping, Real dt,
@@ -24,8 +37,8 @@ linsolve::Report solve_velocity(const Vector& mass, const linsolve::SparseMatrix
     r.met_tolerance = v.allFinite();
     return r;
   }
-  const linsolve::SparseMatrix G = system_matrix(mass, K, damping, dt);
-  const Vector rhs = mass.cwiseProduct(v) + dt * force;
+  const linsolve::SparseMatrix G = system_matrix(mass, K, damping, dt, settings.integration);
+  const Vector rhs = right_hand_side(mass, G, dt, force, v, settings.integration);
   linsolve::PcgSettings pcg;
   pcg.tolerance = settings.tolerance;
   pcg.max_iterations = settings.max_iterations;

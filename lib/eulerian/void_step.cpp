@@ -45,15 +45,15 @@ void compute_material_force_and_stiffness(const EulerianSolid& solid, StepSystem
 void assemble_system(const EulerianSolid& solid, Real dt, const VoidStepSettings& settings, StepSystem& s) {
   for (Index k = 0; k < s.unknowns.size(); ++k)
     s.force.segment<3>(3 * k) += s.mass[3 * k] * settings.gravity;
-  s.G = system_matrix(s.mass, s.K, solid.damping, dt);
+  s.G = system_matrix(s.mass, s.K, solid.damping, dt, settings.velocity.integration);
   s.v = gather(s.unknowns, solid.v);
 }
 
-// Line 9: v* = G^-1 f* (Eq. 8), or the explicit step.
+// Line 9: v* = G^-1 f* (Eq. 8, or the newmark step), or the explicit step.
 linsolve::Report solve_unconstrained_velocity(const EulerianSolid& solid, Real dt, const VoidStepSettings& settings,
                                               StepSystem& s) {
   const linsolve::Report r = solve_velocity(s.mass, s.K, solid.damping, dt, s.force, s.v, settings.velocity);
-  if (settings.velocity.integration == Integration::semi_implicit) require_converged(r, "velocity (Eq. 8)");
+  if (settings.velocity.integration != Integration::explicit_euler) require_converged(r, "velocity (Eq. 8)");
   return r;
 }
 
@@ -99,7 +99,7 @@ linsolve::Report solve_constrained_velocity(EulerianSolid& solid, Real dt, const
   for (std::size_t r = 0; r < s.state.cells.size(); ++r)
     p[r] = solid.pressure.size() == solid.grid.cell_count() ? solid.pressure[cell_index(solid.grid, s.state.cells[r])] : 0;
   s.b = volume_drift_rates(solid.grid, s.state, dt, settings.projection.drift_relaxation);
-  const Vector rhs = s.mass.cwiseProduct(s.v) + dt * s.force;
+  const Vector rhs = right_hand_side(s.mass, s.G, dt, s.force, s.v, settings.velocity.integration);
   const linsolve::Report r = solve_kkt(s.G, s.J, rhs, s.b, s.v, p, settings.projection.kkt_tolerance,
                                        settings.projection.kkt_max_iterations);
   require_converged(r, "saddle-point (Eq. 11)");
@@ -131,7 +131,16 @@ void require_converged(const linsolve::Report& report, const char* what) {
 }
 
 void update_displacement(EulerianSolid& solid, Real dt, int band, const std::vector<Index>& nodes,
-                         const Vector& values) {
+                         const Vector& values, Integration integration) {
+  const bool newmark = integration == Integration::newmark;
+  // newmark: the average (v^n + v^{n+1}) / 2, v^n the copy's on the same
+  // nodes, read before the copy becomes v^{n+1}.
+  Vector average;
+  if (newmark) {
+    average.resize(values.size());
+    for (std::size_t k = 0; k < nodes.size(); ++k)
+      average.segment<3>(3 * k) = 0.5 * (node_value(solid.v, nodes[k]) + values.segment<3>(3 * k));
+  }
   solid.v.setZero();
   std::vector<char> has_velocity(solid.valid.size(), 0);
   // The no-slip walls hold the solid they touch: on the wall nodes in and at
@@ -153,13 +162,24 @@ void update_displacement(EulerianSolid& solid, Real dt, int band, const std::vec
     has_velocity[nodes[k]] = 1;
   }
   const int layers = band_layers(values, dt, solid.grid.dx, band);
+  // The velocity u moves with, carried into the band as the copy is; line 20
+  // advects u with it too (void_step.hpp).
+  NodeField moving;
+  if (newmark) {
+    moving = zero_field(solid.grid);
+    for (std::size_t k = 0; k < nodes.size(); ++k) moving.segment<3>(3 * nodes[k]) = average.segment<3>(3 * k);
+    std::vector<char> has_moving = has_velocity;
+    extrapolate(solid.grid, moving, has_moving, layers);
+  }
   extrapolate(solid.grid, solid.v, has_velocity, layers);
+  const NodeField& step_velocity = newmark ? moving : solid.v;
   std::vector<char> has_displacement = solid.valid;
   extrapolate(solid.grid, solid.u, has_displacement, layers - band);
   for (std::size_t n = 0; n < solid.valid.size(); ++n) {
     solid.valid[n] = has_displacement[n] && has_velocity[n];
-    if (solid.valid[n]) solid.u.segment<3>(3 * n) += dt * solid.v.segment<3>(3 * n);
+    if (solid.valid[n]) solid.u.segment<3>(3 * n) += dt * step_velocity.segment<3>(3 * n);
   }
+  if (newmark) advect(solid.grid, solid.u, moving, dt, solid.valid);
 }
 
 void advect_displacement(EulerianSolid& solid, Real dt) { advect(solid.grid, solid.u, solid.v, dt, solid.valid); }
@@ -201,7 +221,7 @@ VoidStepReport step_in_void(EulerianSolid& solid, Real dt, const VoidStepSetting
   compute_material_force_and_stiffness(solid, s);
   assemble_system(solid, dt, settings, s);
   const bool kkt = settings.incompressible && settings.projection.solver == ConstraintSolver::kkt &&
-                   settings.velocity.integration == Integration::semi_implicit;
+                   settings.velocity.integration != Integration::explicit_euler;
   if (kkt) {
     report.velocity = solve_constrained_velocity(solid, dt, settings, s);
   } else {
@@ -214,8 +234,8 @@ VoidStepReport step_in_void(EulerianSolid& solid, Real dt, const VoidStepSetting
     report.correction = pressure_project(solid, settings, s, p);
     report.divergence = before > 0 ? (s.J * s.v - s.b).norm() / before : 0;
   }
-  update_displacement(solid, dt, settings.band, s.unknowns.nodes, s.v);
-  advect_displacement(solid, dt);
+  update_displacement(solid, dt, settings.band, s.unknowns.nodes, s.v, settings.velocity.integration);
+  if (settings.velocity.integration != Integration::newmark) advect_displacement(solid, dt);
   advect_solid_velocity(solid, dt);
   refit_band(solid, settings.band);
   if (!solid.u.allFinite() || !solid.v.allFinite())

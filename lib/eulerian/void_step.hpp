@@ -56,8 +56,8 @@
 //      projection.hpp solve_kkt; the primal-dual split lets the pressure act
 //      through M only, and a stiff incompressible solid comes out as soft as
 //      E = 2 mu instead of 3 mu: tests/eulerian/test_void_step.cpp)
-//  19  u = u^n + dt v^{n+1}
-//  20  semi-Lagrangian advection of u -> u^{n+1}
+//  19  u = u^n + dt v^{n+1}  (newmark, ours: u^n + dt/2 (v^n + v^{n+1}), velocity_solve.hpp)
+//  20  semi-Lagrangian advection of u -> u^{n+1}  (newmark: along (v^n + v^{n+1}) / 2)
 //  22  semi-Lagrangian advection of the velocity
 // Lines 2, 6, 12, 16, 17 and 21 are loop brackets. Line 7 (fluid mass) needs a
 // fluid. Lines 13-15 and 18 (FLIP particles, repulsion and friction,
@@ -158,11 +158,20 @@ Real material_volume(const ElasticState& state);
 // Line 19 with the seam of lines 13-18: the solid's velocity copy becomes
 // `values` (3 per node, [m/s]) on `nodes` (the nodes where the solid has
 // mass), is carried into the band by extrapolation (band layers, widened
-// for fast steps as VoidStepSettings::band says), and u += dt v there. The
-// solid's nodes on the domain walls keep velocity 0 (no-slip) and their u.
+// for fast steps as VoidStepSettings::band says), and u += dt v there. With
+// Integration::newmark u moves by the average instead, u += dt/2 (v^n + v),
+// v^n the copy's on entry on the same `nodes`, carried into the band alike,
+// and line 20 follows here, u advected along that average: the caller skips
+// advect_displacement. Why: advected along v^{n+1}, u picks up -dt v^{n+1}.grad u,
+// a motion the solve did not see, and the trapezoidal rule, which leaves
+// its stiffest modes undamped (velocity flipping sign every step, u nearly
+// still), grows them from it; measured on the 10:1 cantilever 4 cells thick
+// at 60 steps per period, grad u ~ 1e-3: surface nodes' velocity 0.2 -> 10 m/s
+// in 40 steps, then the step blew up; along the average it rang 2.5 periods.
+// The solid's nodes on the domain walls keep velocity 0 (no-slip) and their u.
 void update_displacement(EulerianSolid& solid, Real dt, int band, const std::vector<Index>& nodes,
-                         const Vector& values);
-// Line 20: u^{n+1}(x) = u(x - dt v^{n+1}).
+                         const Vector& values, Integration integration = Integration::semi_implicit);
+// Line 20: u^{n+1}(x) = u(x - dt v^{n+1}) (semi_implicit and explicit_euler).
 void advect_displacement(EulerianSolid& solid, Real dt);
 // Line 22 for the solid's velocity copy: carried through itself.
 void advect_solid_velocity(EulerianSolid& solid, Real dt);

@@ -162,19 +162,19 @@ linsolve::SparseMatrix solid_stiffness(const grid::MacGrid& grid, const SolidTer
   return out;
 }
 
-// Line 8, K and G = M + dt C + dt^2 K with each solid's Rayleigh damping.
-void assemble_matrices(const World& world, Real dt, WorldSystem& s) {
+// Line 8, K and G = M + dt C + dt^2 K (newmark: dt/2, dt^2/4) with each solid's Rayleigh damping.
+void assemble_matrices(const World& world, const SystemWeights& w, WorldSystem& s) {
   Vector diagonal = s.mass;
   for (std::size_t l = 0; l < s.solids.size(); ++l)
     if (world.solids[l].damping.mass != 0)
-      diagonal += dt * world.solids[l].damping.mass * gather_mass(s.unknowns, s.solids[l].mass);
+      diagonal += w.damping * world.solids[l].damping.mass * gather_mass(s.unknowns, s.solids[l].mass);
   linsolve::SparseMatrix G(diagonal.size(), diagonal.size());
   G.reserve(Eigen::VectorXi::Constant(diagonal.size(), 1));
   for (Index i = 0; i < diagonal.size(); ++i) G.insert(i, i) = diagonal[i];
   s.K.clear();
   for (std::size_t l = 0; l < s.solids.size(); ++l) {
     s.K.push_back(solid_stiffness(world.grid, s.solids[l], s.unknowns));
-    linsolve::SparseMatrix scaled = (dt * world.solids[l].damping.stiffness + dt * dt) * s.K.back();
+    linsolve::SparseMatrix scaled = (w.damping * world.solids[l].damping.stiffness + w.stiffness) * s.K.back();
     G = linsolve::sum(G, scaled);
   }
   s.G = std::move(G);
@@ -196,7 +196,7 @@ linsolve::Report solve_unconstrained_velocity(const World& world, Real dt, const
     r.met_tolerance = s.v.allFinite();
     return r;
   }
-  const Vector rhs = s.mass.cwiseProduct(s.v) + dt * s.force;
+  const Vector rhs = right_hand_side(s.mass, s.G, dt, s.force, s.v, settings.velocity.integration);
   linsolve::PcgSettings pcg;
   pcg.tolerance = settings.velocity.tolerance;
   pcg.max_iterations = settings.velocity.max_iterations;
@@ -343,7 +343,7 @@ linsolve::Report pressure_project(World& world, const WorldSettings& settings, W
 linsolve::Report solve_constrained_velocity(World& world, Real dt, const WorldSettings& settings, WorldSystem& s) {
   Vector p;
   set_up_constraints(world, dt, settings, s, p);
-  const Vector rhs = s.mass.cwiseProduct(s.v) + dt * s.force;
+  const Vector rhs = right_hand_side(s.mass, s.G, dt, s.force, s.v, settings.velocity.integration);
   const linsolve::Report r = solve_kkt(s.G, s.J, rhs, s.b, s.v, p, settings.projection.kkt_tolerance,
                                        settings.projection.kkt_max_iterations);
   require_converged(r, "saddle-point (Eq. 11)");
@@ -456,11 +456,11 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
   choose_unknowns(world, s);
   combine_velocity(world, s);
   assemble_forces(world, settings, s);
-  assemble_matrices(world, dt, s);
+  assemble_matrices(world, system_weights(dt, settings.velocity.integration), s);
   report.momentum_expected = momentum(s.mass, s.v) + dt * momentum(Vector::Ones(s.mass.size()), s.force);
   lap(report.seconds.assemble);
   const bool kkt = settings.incompressible && settings.projection.solver == ConstraintSolver::kkt &&
-                   settings.velocity.integration == Integration::semi_implicit;
+                   settings.velocity.integration != Integration::explicit_euler;
   if (kkt) {
     report.velocity = solve_constrained_velocity(world, dt, settings, s);
   } else {
@@ -482,8 +482,9 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
   for (std::size_t l = 0; l < world.solids.size(); ++l) copies.push_back(velocity_copy(world, s, l));
   report.contact = collide(world.solids, dt, copies);
   for (std::size_t l = 0; l < world.solids.size(); ++l) {
-    update_displacement(world.solids[l], dt, settings.band, copies[l].nodes, copies[l].values);
-    advect_displacement(world.solids[l], dt);
+    update_displacement(world.solids[l], dt, settings.band, copies[l].nodes, copies[l].values,
+                        settings.velocity.integration);
+    if (settings.velocity.integration != Integration::newmark) advect_displacement(world.solids[l], dt);
   }
   report_solids(world, s, report);
   advect_velocities_and_smoke(world, dt, settings);

@@ -102,7 +102,8 @@ template <>
 const NameTable<EulerianCoupling::Integration>& names() {
   static const NameTable<EulerianCoupling::Integration> table = {
       {"semi_implicit", EulerianCoupling::Integration::semi_implicit},
-      {"explicit", EulerianCoupling::Integration::explicit_euler}};
+      {"explicit", EulerianCoupling::Integration::explicit_euler},
+      {"newmark", EulerianCoupling::Integration::newmark}};
   return table;
 }
 

@@ -170,8 +170,9 @@ struct EulerianCoupling {
   // solve_kkt), to velocity_tolerance.
   enum class Solver { pcr, minres };
   Solver solver = Solver::pcr;
-  // semi_implicit: Eq. 8; explicit: forward Euler (the paper's Fig. 3 comparison).
-  enum class Integration { semi_implicit, explicit_euler };
+  // semi_implicit: Eq. 8; explicit: forward Euler (the paper's Fig. 3 comparison);
+  // newmark: average acceleration, ours (eulerian/velocity_solve.hpp), either solver.
+  enum class Integration { semi_implicit, explicit_euler, newmark };
   Integration integration = Integration::semi_implicit;
 };
 

@@ -109,6 +109,8 @@ eulerian::WorldSettings world_settings(const scene::Scene& scene) {
   s.velocity.max_iterations = scene.coupling.max_iterations;
   s.velocity.integration = e.integration == scene::EulerianCoupling::Integration::explicit_euler
                                ? eulerian::Integration::explicit_euler
+                           : e.integration == scene::EulerianCoupling::Integration::newmark
+                               ? eulerian::Integration::newmark
                                : eulerian::Integration::semi_implicit;
   s.projection.tolerance = e.pressure_tolerance;
   s.projection.max_iterations = scene.coupling.max_iterations;

@@ -34,7 +34,7 @@ TEST_CASE("scene names: one table per enumeration, each name unique and its valu
   check_table<Fluid::Kind>(2);
   check_table<SolidDesc::Representation>(2);
   check_table<EulerianCoupling::Solver>(2);
-  check_table<EulerianCoupling::Integration>(2);
+  check_table<EulerianCoupling::Integration>(3);
   check_table<Coupling::Preconditioner>(3);
   check_table<Partitioned::Impulses>(2);
   check_table<Output::UpAxis>(2);

@@ -70,6 +70,19 @@ TEST_CASE("eulerian scene keys: a smoke box with an Eulerian ball reads every ke
   CHECK(contains(to_json(s), "\"integration\": \"explicit\""));
 }
 
+TEST_CASE("eulerian scene keys: integration newmark is read and written back, a bogus one exits 65 naming the pointer") {
+  const Scene s = parse(GRID + ", " + eulerian_solid() +
+                        R"(, "coupling": { "scheme": "eulerian", "eulerian": { "integration": "newmark" } })");
+  CHECK(s.coupling.eulerian.integration == EulerianCoupling::Integration::newmark);
+  CHECK(contains(to_json(s), "\"integration\": \"newmark\""));
+  CHECK(to_json(parse_scene(to_json(s), "e.json", "/scenes")) == to_json(s));
+  const std::string message =
+      error_of(GRID + ", " + eulerian_solid() +
+               R"(, "coupling": { "scheme": "eulerian", "eulerian": { "integration": "bogus" } })");
+  CHECK(contains(message, "/coupling/eulerian/integration"));
+  CHECK(contains(message, "newmark"));
+}
+
 TEST_CASE("eulerian scene keys: the defaults are the paper's, and other scenes do not see them") {
   const Scene s = parse(GRID + ", " + eulerian_solid() + ", " + SCHEME);
   CHECK(s.fluid.kind == Fluid::Kind::liquid);
