@@ -26,6 +26,8 @@
 
 namespace fsicut::eulerian {
 
+struct PlasticStrain;  // plasticity.hpp
+
 struct QuadraturePoint {
   Vec3i cell{0, 0, 0};
   int gauss = 0;
@@ -46,10 +48,18 @@ struct ElasticState {
 
 // Evaluates every Gauss point of every cell whose corners are all valid
 // (valid: #nodes, nonzero where u is defined). `moved` (nullptr in the step):
-// world node motion d of deformation.hpp, for derivative checks. Throws
-// SimulationError where a solid point's reference map is singular.
+// world node motion d of deformation.hpp, for derivative checks. `plastic`
+// (nullptr: an elastic solid): the solid's F_p, which makes every point's
+// model Psi(F_e), F_e = F F_p^-1, and its gradients g_q those of its relaxed
+// rest shape (plasticity.hpp); where F_p = I the point is bit for bit the
+// elastic one. Throws SimulationError where a solid point's reference map is
+// singular.
 ElasticState evaluate_elasticity(const grid::MacGrid& grid, const NodeField& u, const std::vector<char>& valid,
-                                 const MaterialShape& shape, const Lame& lame, const NodeField* moved = nullptr);
+                                 const MaterialShape& shape, const Lame& lame, const NodeField* moved = nullptr,
+                                 const PlasticStrain* plastic = nullptr);
+
+// Whether all eight corners of `cell` carry a valid u (valid: #nodes).
+bool corners_valid(const grid::MacGrid& grid, const std::vector<char>& valid, const Vec3i& cell);
 
 Real elastic_energy(const ElasticState& state);
 

@@ -57,7 +57,7 @@ Vec3i cell_coord(const grid::MacGrid& grid, Index c) {
 // Line 3: the solid's Gauss points with their volume fractions, and its
 // lumped masses on the grid.
 void compute_mass_and_volume_fraction(const EulerianSolid& solid, SolidTerms& t) {
-  t.state = evaluate_elasticity(solid.grid, solid.u, solid.valid, solid.shape, solid.lame);
+  t.state = evaluate_elasticity(solid);
   t.mass = lumped_masses(solid.grid, t.state, solid.density);
 }
 
@@ -482,6 +482,7 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
   for (std::size_t l = 0; l < world.solids.size(); ++l) {
     copy_velocity_and_update_displacement(world, dt, settings, s, l);
     advect_displacement(world.solids[l], dt);
+    update_plasticity(world.solids[l]);
   }
   report_solids(world, s, report);
   advect_velocities_and_smoke(world, dt, settings);
