@@ -142,9 +142,12 @@ void update_plastic_strain(PlasticStrain& plastic, const grid::MacGrid& grid, co
   }
 }
 
-Real max_plastic_strain(const PlasticStrain& plastic) {
+Real max_plastic_strain(const PlasticStrain& plastic, const MaterialShape& shape) {
   Real worst = 0;
-  for (Index n = 0; n < plastic.excess.count(); ++n) worst = std::max(worst, plastic.excess[n].norm());
+  for (Index n = 0; n < plastic.excess.count(); ++n) {
+    const Vec3 x_bar = plastic.grid.origin + plastic.grid.dx * plastic.excess.coord(n).cast<Real>();
+    if (material_distance(shape, x_bar) < 0) worst = std::max(worst, plastic.excess[n].norm());
+  }
   return worst;
 }
 

@@ -84,7 +84,9 @@ Mat3 plastic_flow(const Mat3& elastic, const PlasticSettings& settings);
 void update_plastic_strain(PlasticStrain& plastic, const grid::MacGrid& grid, const NodeField& u,
                            const std::vector<char>& valid, const MaterialShape& shape);
 
-// max over the material nodes of |F_p - I| (Frobenius; dimensionless).
-Real max_plastic_strain(const PlasticStrain& plastic);
+// max of |F_p - I| (Frobenius; dimensionless) over the material nodes inside
+// `shape` (material distance < 0). Why not all: the nodes just outside the
+// surface only carry values for the Gauss points that straddle it.
+Real max_plastic_strain(const PlasticStrain& plastic, const MaterialShape& shape);
 
 }  // namespace fsicut::eulerian

@@ -190,7 +190,8 @@ void add_eulerian_record(const SimState& state, json& record) {
                                 {"inverted_points", m.report.inverted},
                                 {"drift", m.report.drift}});
     if (e.world.solids[l].plastic)
-      record["solids"].back()["plastic_strain"] = eulerian::max_plastic_strain(*e.world.solids[l].plastic);
+      record["solids"].back()["plastic_strain"] =
+          eulerian::max_plastic_strain(*e.world.solids[l].plastic, e.world.solids[l].shape);
   }
   if (e.world.smoke) {
     const eulerian::NodeField& v = e.world.smoke->velocity;
