@@ -14,6 +14,8 @@
 //   stiffness  (K w)_q = sum_g theta_g V_g dP(F_g; sum_b w_b (outer) g_b) g_q   [N/m]
 //
 // d is the motion of the world nodes with the material fixed (deformation.hpp).
+// A plastic solid (plasticity.hpp) replaces Xbar by F_p Xbar at each point,
+// so F_g is the elastic part F_e and g_q the gradients of the relaxed shape.
 // Sign convention: f is the force ON the nodes (it pushes back towards rest),
 // K = d2E/dd2 = -df/dd is symmetric positive semi-definite (the definiteness
 // fix of corotated.hpp). The paper's f_int is -f, its K this K: Eq. 8 reads
