@@ -1,5 +1,6 @@
 #include "lib/checkpoint/eulerian_section.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace fsicut::checkpoint {
@@ -52,6 +53,13 @@ void put_eulerian(ByteWriter& w, const EulerianRecord& e) {
   w.u64(static_cast<std::uint64_t>(e.unknowns));
   w.u64(static_cast<std::uint64_t>(e.constraints));
   w.u64(static_cast<std::uint64_t>(e.contacts));
+  // The plastic solids' F_p, after everything else and only when some solid
+  // is plastic: an elastic world's section keeps its bytes.
+  const bool plastic = std::any_of(e.solids.begin(), e.solids.end(),
+                                   [](const EulerianSolidRecord& s) { return !s.plastic.empty(); });
+  if (!plastic) return;
+  w.u32(static_cast<std::uint32_t>(e.solids.size()));
+  for (const EulerianSolidRecord& s : e.solids) put_values(w, s.plastic);
 }
 
 EulerianRecord get_eulerian(ByteReader& r) {
@@ -95,6 +103,9 @@ EulerianRecord get_eulerian(ByteReader& r) {
   e.unknowns = static_cast<std::int64_t>(r.u64());
   e.constraints = static_cast<std::int64_t>(r.u64());
   e.contacts = static_cast<std::int64_t>(r.u64());
+  if (r.remaining() == 0) return e;
+  if (r.u32() != e.solids.size()) r.fail("plastic strain: not one record per solid");
+  for (EulerianSolidRecord& s : e.solids) s.plastic = get_values<double>(r, "solid plastic strain");
   return e;
 }
 

@@ -15,6 +15,13 @@ constexpr Real MIN_DETERMINANT = 1e-12;
 
 }  // namespace
 
+Vec3 material_point(const grid::MacGrid& grid, const NodeField& u, const Vec3i& cell, const Vec3& xi) {
+  const std::array<Real, CORNERS> n = shape_values(xi);
+  Vec3 x_bar = grid.origin + grid.dx * (cell.cast<Real>() + xi);
+  for (int q = 0; q < CORNERS; ++q) x_bar -= n[q] * node_value(u, corner_node(grid, cell, q));
+  return x_bar;
+}
+
 Mat3 material_jacobian(const grid::MacGrid& grid, const NodeField& u, const Vec3i& cell, const Vec3& xi) {
   return grid.dx * Mat3::Identity() - local_gradient(grid, u, cell, xi);
 }

@@ -21,6 +21,10 @@
 
 namespace fsicut::eulerian {
 
+// x_bar(xi) = x(xi) - u(xi) at local coordinates xi of `cell`: the material
+// point the reference map sends that world point to [m].
+Vec3 material_point(const grid::MacGrid& grid, const NodeField& u, const Vec3i& cell, const Vec3& xi);
+
 // Xbar(xi) = dx_bar/dxi of `cell` [m per unit xi].
 Mat3 material_jacobian(const grid::MacGrid& grid, const NodeField& u, const Vec3i& cell, const Vec3& xi);
 

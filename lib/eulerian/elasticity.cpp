@@ -8,6 +8,7 @@
 #include "lib/core/error.hpp"
 #include "lib/core/parallel.hpp"
 #include "lib/eulerian/deformation.hpp"
+#include "lib/eulerian/plasticity.hpp"
 
 namespace fsicut::eulerian {
 
@@ -21,28 +22,24 @@ constexpr Real MIN_MATERIAL_DET = 1e-12;
 // Loops below this many points run serially (shorter than an OpenMP fork).
 constexpr Index MIN_PARALLEL_POINTS = 256;
 
-Vec3 gauss_material_point(const grid::MacGrid& grid, const NodeField& u, const Vec3i& cell, const Vec3& xi) {
-  const std::array<Real, CORNERS> n = shape_values(xi);
-  Vec3 x_bar = grid.origin + grid.dx * (cell.cast<Real>() + xi);
-  for (int q = 0; q < CORNERS; ++q) x_bar -= n[q] * node_value(u, corner_node(grid, cell, q));
-  return x_bar;
-}
-
-bool corners_valid(const grid::MacGrid& grid, const std::vector<char>& valid, const Vec3i& cell) {
-  for (int q = 0; q < CORNERS; ++q)
-    if (!valid[corner_node(grid, cell, q)]) return false;
-  return true;
+// F_p Xbar, the Jacobian of the point's plastically relaxed rest shape
+// (plasticity.hpp); Xbar itself where F_p = I.
+Mat3 relaxed_jacobian(const grid::MacGrid& grid, const NodeField& u, const PlasticStrain* plastic,
+                      const QuadraturePoint& p, const Mat3& Xbar) {
+  if (!plastic) return Xbar;
+  const Mat3 Fp = plastic_deformation(*plastic, material_point(grid, u, p.cell, gauss_point(p.gauss)));
+  return Fp == Mat3::Identity() ? Xbar : Mat3(Fp * Xbar);
 }
 
 void fill_point(const grid::MacGrid& grid, const NodeField& u, const NodeField* moved, const Lame& lame,
-                QuadraturePoint& p) {
+                const PlasticStrain* plastic, QuadraturePoint& p) {
   const Vec3 xi = gauss_point(p.gauss);
   const Mat3 Xbar = material_jacobian(grid, u, p.cell, xi);
   const Real det = Xbar.determinant();
   if (!(std::abs(det) > MIN_MATERIAL_DET * grid.dx * grid.dx * grid.dx))
     throw SimulationError("eulerian solid: the reference map has collapsed in cell (" + std::to_string(p.cell.x()) +
                           ", " + std::to_string(p.cell.y()) + ", " + std::to_string(p.cell.z()) + ")");
-  const Mat3 Xbar_inv = Xbar.inverse();
+  const Mat3 Xbar_inv = relaxed_jacobian(grid, u, plastic, p, Xbar).inverse();
   p.reference_volume = std::abs(det) * GAUSS_WEIGHT;
   const std::array<Vec3, CORNERS> local = shape_gradients(xi);
   for (int q = 0; q < CORNERS; ++q) p.gradients[q] = Xbar_inv.transpose() * local[q];
@@ -121,8 +118,15 @@ linsolve::SparseMatrix stencil_pattern(const grid::MacGrid& grid, const Unknowns
 
 }  // namespace
 
+bool corners_valid(const grid::MacGrid& grid, const std::vector<char>& valid, const Vec3i& cell) {
+  for (int q = 0; q < CORNERS; ++q)
+    if (!valid[corner_node(grid, cell, q)]) return false;
+  return true;
+}
+
 ElasticState evaluate_elasticity(const grid::MacGrid& grid, const NodeField& u, const std::vector<char>& valid,
-                                 const MaterialShape& shape, const Lame& lame, const NodeField* moved) {
+                                 const MaterialShape& shape, const Lame& lame, const NodeField* moved,
+                                 const PlasticStrain* plastic) {
   ElasticState state;
   for (int k = 0; k < grid.resolution.z(); ++k)
     for (int j = 0; j < grid.resolution.y(); ++j)
@@ -132,7 +136,7 @@ ElasticState evaluate_elasticity(const grid::MacGrid& grid, const NodeField& u, 
         const Index before = static_cast<Index>(state.points.size());
         for (int g = 0; g < GAUSS_POINTS; ++g) {
           const Real theta =
-              fill_fraction(material_distance(shape, gauss_material_point(grid, u, cell, gauss_point(g))), grid.dx);
+              fill_fraction(material_distance(shape, material_point(grid, u, cell, gauss_point(g))), grid.dx);
           if (theta <= 0) continue;
           QuadraturePoint p;
           p.gradients.fill(Vec3::Zero());
@@ -147,7 +151,7 @@ ElasticState evaluate_elasticity(const grid::MacGrid& grid, const NodeField& u, 
       }
   state.first.push_back(static_cast<Index>(state.points.size()));
   parallel_for_from(MIN_PARALLEL_POINTS, static_cast<Index>(state.points.size()),
-                    [&](Index n) { fill_point(grid, u, moved, lame, state.points[n]); });
+                    [&](Index n) { fill_point(grid, u, moved, lame, plastic, state.points[n]); });
   for (const QuadraturePoint& p : state.points)
     if (p.model.determinant() <= 0) ++state.inverted;
   return state;

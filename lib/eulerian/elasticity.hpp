@@ -14,6 +14,8 @@
 //   stiffness  (K w)_q = sum_g theta_g V_g dP(F_g; sum_b w_b (outer) g_b) g_q   [N/m]
 //
 // d is the motion of the world nodes with the material fixed (deformation.hpp).
+// A plastic solid (plasticity.hpp) replaces Xbar by F_p Xbar at each point,
+// so F_g is the elastic part F_e and g_q the gradients of the relaxed shape.
 // Sign convention: f is the force ON the nodes (it pushes back towards rest),
 // K = d2E/dd2 = -df/dd is symmetric positive semi-definite (the definiteness
 // fix of corotated.hpp). The paper's f_int is -f, its K this K: Eq. 8 reads
@@ -25,6 +27,8 @@
 #include "lib/eulerian/unknowns.hpp"
 
 namespace fsicut::eulerian {
+
+struct PlasticStrain;  // plasticity.hpp
 
 struct QuadraturePoint {
   Vec3i cell{0, 0, 0};
@@ -46,10 +50,18 @@ struct ElasticState {
 
 // Evaluates every Gauss point of every cell whose corners are all valid
 // (valid: #nodes, nonzero where u is defined). `moved` (nullptr in the step):
-// world node motion d of deformation.hpp, for derivative checks. Throws
-// SimulationError where a solid point's reference map is singular.
+// world node motion d of deformation.hpp, for derivative checks. `plastic`
+// (nullptr: an elastic solid): the solid's F_p, which makes every point's
+// model Psi(F_e), F_e = F F_p^-1, and its gradients g_q those of its relaxed
+// rest shape (plasticity.hpp); where F_p = I the point is bit for bit the
+// elastic one. Throws SimulationError where a solid point's reference map is
+// singular.
 ElasticState evaluate_elasticity(const grid::MacGrid& grid, const NodeField& u, const std::vector<char>& valid,
-                                 const MaterialShape& shape, const Lame& lame, const NodeField* moved = nullptr);
+                                 const MaterialShape& shape, const Lame& lame, const NodeField* moved = nullptr,
+                                 const PlasticStrain* plastic = nullptr);
+
+// Whether all eight corners of `cell` carry a valid u (valid: #nodes).
+bool corners_valid(const grid::MacGrid& grid, const std::vector<char>& valid, const Vec3i& cell);
 
 Real elastic_energy(const ElasticState& state);
 

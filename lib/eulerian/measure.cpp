@@ -9,7 +9,7 @@ namespace fsicut::eulerian {
 
 SolidMeasure measure_solid(const EulerianSolid& solid) {
   const grid::MacGrid& g = solid.grid;
-  const ElasticState state = evaluate_elasticity(g, solid.u, solid.valid, solid.shape, solid.lame);
+  const ElasticState state = evaluate_elasticity(solid);
   const std::vector<Real> mass = lumped_masses(g, state, solid.density);
   SolidMeasure m;
   m.report.volume = solid_volume(g, state);

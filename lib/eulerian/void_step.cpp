@@ -29,7 +29,7 @@ struct StepSystem {
 // Line 3: the solid's Gauss points with their volume fractions, and the
 // lumped masses on the grid; the unknowns are the nodes that carry mass.
 void compute_mass_and_volume_fraction(const EulerianSolid& solid, StepSystem& s) {
-  s.state = evaluate_elasticity(solid.grid, solid.u, solid.valid, solid.shape, solid.lame);
+  s.state = evaluate_elasticity(solid);
   s.node_mass = lumped_masses(solid.grid, s.state, solid.density);
   s.unknowns = make_unknowns(solid.grid, s.node_mass);
   s.mass = gather_mass(s.unknowns, s.node_mass);
@@ -236,6 +236,7 @@ VoidStepReport step_in_void(EulerianSolid& solid, Real dt, const VoidStepSetting
   }
   update_displacement(solid, dt, settings.band, s.unknowns.nodes, s.v, settings.velocity.integration);
   if (settings.velocity.integration != Integration::newmark) advect_displacement(solid, dt);
+  update_plasticity(solid);
   advect_solid_velocity(solid, dt);
   refit_band(solid, settings.band);
   if (!solid.u.allFinite() || !solid.v.allFinite())
@@ -252,7 +253,7 @@ VoidStepReport step_in_void(EulerianSolid& solid, Real dt, const VoidStepSetting
 }
 
 Real kinetic_energy(const EulerianSolid& solid) {
-  const ElasticState state = evaluate_elasticity(solid.grid, solid.u, solid.valid, solid.shape, solid.lame);
+  const ElasticState state = evaluate_elasticity(solid);
   const std::vector<Real> m = lumped_masses(solid.grid, state, solid.density);
   Real e = 0;
   for (Index n = 0; n < node_count(solid.grid); ++n) e += 0.5 * m[n] * node_value(solid.v, n).squaredNorm();
@@ -260,8 +261,16 @@ Real kinetic_energy(const EulerianSolid& solid) {
 }
 
 Real volume(const EulerianSolid& solid) {
-  return solid_volume(solid.grid,
-                      evaluate_elasticity(solid.grid, solid.u, solid.valid, solid.shape, solid.lame));
+  return solid_volume(solid.grid, evaluate_elasticity(solid));
+}
+
+ElasticState evaluate_elasticity(const EulerianSolid& solid) {
+  return evaluate_elasticity(solid.grid, solid.u, solid.valid, solid.shape, solid.lame, nullptr,
+                             solid.plastic ? &*solid.plastic : nullptr);
+}
+
+void update_plasticity(EulerianSolid& solid) {
+  if (solid.plastic) update_plastic_strain(*solid.plastic, solid.grid, solid.u, solid.valid, solid.shape);
 }
 
 Real material_volume(const ElasticState& state) {

@@ -57,7 +57,9 @@
 //      through M only, and a stiff incompressible solid comes out as soft as
 //      E = 2 mu instead of 3 mu: tests/eulerian/test_void_step.cpp)
 //  19  u = u^n + dt v^{n+1}  (newmark, ours: u^n + dt/2 (v^n + v^{n+1}), velocity_solve.hpp)
-//  20  semi-Lagrangian advection of u -> u^{n+1}  (newmark: along (v^n + v^{n+1}) / 2)
+//  20  semi-Lagrangian advection of u -> u^{n+1}  (newmark: along (v^n + v^{n+1}) / 2),
+//      then the plastic solid's F_p by its yield condition (plasticity.hpp;
+//      ours: the paper's Algorithm 1 does not place it)
 //  22  semi-Lagrangian advection of the velocity
 // Lines 2, 6, 12, 16, 17 and 21 are loop brackets. Line 7 (fluid mass) needs a
 // fluid. Lines 13-15 and 18 (FLIP particles, repulsion and friction,
@@ -76,10 +78,12 @@
 // The domain walls are no-slip (unknowns.hpp). Velocities and displacements
 // are kept in a band of nodes around the solid (advection.hpp,
 // VoidStepSettings::band).
+#include <optional>
 #include <vector>
 
 #include "lib/eulerian/corotated.hpp"
 #include "lib/eulerian/material_shape.hpp"
+#include "lib/eulerian/plasticity.hpp"
 #include "lib/eulerian/projection.hpp"
 #include "lib/eulerian/velocity_solve.hpp"
 
@@ -103,7 +107,18 @@ struct EulerianSolid {
   // solids (contact.hpp, collide.hpp); k = 0: no contact response.
   Real contact_stiffness = 0;
   Real contact_friction = 0;
+  // The plastic deformation F_p on the material grid (plasticity.hpp); none:
+  // the solid is elastic.
+  std::optional<PlasticStrain> plastic;
 };
+
+// The solid's Gauss points with its elastic part F_e = F F_p^-1
+// (evaluate_elasticity of elasticity.hpp with the solid's own fields).
+ElasticState evaluate_elasticity(const EulerianSolid& solid);
+
+// After line 20, plastic solids only: F_p updated by the yield condition at
+// the solid's new displacement (plasticity.hpp); nothing for an elastic one.
+void update_plasticity(EulerianSolid& solid);
 
 // A solid whose material shape is `shape`, placed at rest by the reference
 // map x_bar = reference_map(x) (identity: undeformed where the shape lies;

@@ -57,7 +57,7 @@ Vec3i cell_coord(const grid::MacGrid& grid, Index c) {
 // Line 3: the solid's Gauss points with their volume fractions, and its
 // lumped masses on the grid.
 void compute_mass_and_volume_fraction(const EulerianSolid& solid, SolidTerms& t) {
-  t.state = evaluate_elasticity(solid.grid, solid.u, solid.valid, solid.shape, solid.lame);
+  t.state = evaluate_elasticity(solid);
   t.mass = lumped_masses(solid.grid, t.state, solid.density);
 }
 
@@ -357,8 +357,7 @@ void publish_velocity(World& world, const WorldSystem& s) {
   scatter(s.unknowns, s.v, world.velocity);
 }
 
-// Before lines 12-18: the solid's velocity copy is the shared v^{n+1} on the
-// unknowns where it has mass (collide.hpp then adds its contacts).
+// Before lines 12-18: the solid's copy is v^{n+1} on the unknowns where it has mass.
 SolidVelocity velocity_copy(const World& world, const WorldSystem& s, std::size_t l) {
   SolidVelocity copy;
   for (Index n : s.unknowns.nodes)
@@ -485,6 +484,7 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
     update_displacement(world.solids[l], dt, settings.band, copies[l].nodes, copies[l].values,
                         settings.velocity.integration);
     if (settings.velocity.integration != Integration::newmark) advect_displacement(world.solids[l], dt);
+    update_plasticity(world.solids[l]);
   }
   report_solids(world, s, report);
   advect_velocities_and_smoke(world, dt, settings);

@@ -10,6 +10,7 @@ namespace {
 constexpr Real MAX_CONTACT_STIFFNESS = 1e12;  // [N/m], far past the paper's 2000..10000
 constexpr Real MAX_BUOYANCY = 1e4;            // [m/s^2 per unit smoke density], a thousand g
 constexpr Real MAX_SMOKE_DENSITY = 1e3;       // dimensionless (1 is a source's usual value)
+constexpr Real MAX_YIELD_STRAIN = 10;         // a stretch of e^10: past it nothing would ever yield
 
 SmokeSource read_source(const json& j, const Where& w, const Grid& grid) {
   Object o(j, w);
@@ -52,8 +53,6 @@ void read_representation(Object& o, const Where& w, const json& mesh, SolidDesc&
   s.representation =
       read_enum(o, "representation", names<SolidDesc::Representation>(), false, SolidDesc::Representation::lagrangian);
   const bool eulerian = s.representation == SolidDesc::Representation::eulerian;
-  if (o.has("plasticity"))
-    (w / "plasticity").fail("not implemented: plastic flow (the paper's F_p) is not part of fsicut's Eulerian solids yet");
   if (eulerian) {
     for (const char* key : {"element", "model", "modes", "pinned"})
       if (o.has(key))
@@ -65,7 +64,7 @@ void read_representation(Object& o, const Where& w, const json& mesh, SolidDesc&
           (w / "mesh" / key).fail("makes no sense for \"representation\": \"eulerian\": the mesh is not "
                                   "tetrahedralized, it gives the solid's shape and output surface only");
   }
-  for (const char* key : {"incompressible", "contact"})
+  for (const char* key : {"incompressible", "contact", "plasticity"})
     if (!eulerian && o.has(key))
       (w / key).fail("applies to \"representation\": \"eulerian\" only; this solid is lagrangian");
   o.get("incompressible", s.incompressible);
@@ -74,6 +73,14 @@ void read_representation(Object& o, const Where& w, const json& mesh, SolidDesc&
     c.get("stiffness", s.contact.stiffness, non_negative_at_most(MAX_CONTACT_STIFFNESS, "N/m"));
     c.get("friction", s.contact.friction, non_negative_at_most(10, "(dimensionless)"));
     c.finish();
+  }
+  if (o.has("plasticity")) {
+    Object p(o.at("plasticity"), w / "plasticity");
+    Plasticity plasticity;
+    p.require("yield", plasticity.yield, non_negative_at_most(MAX_YIELD_STRAIN, "(Hencky strain)"));
+    p.get("flow", plasticity.flow, positive_at_most(1, "(share of the excess per step)"));
+    p.finish();
+    s.plasticity = plasticity;
   }
 }
 

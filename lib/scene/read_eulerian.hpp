@@ -1,7 +1,7 @@
 #pragma once
 // The scene keys of the eulerian scheme (Teng, Levin & Kim 2016; lib/eulerian):
-// `fluid/kind` and `fluid/smoke`, a solid's `representation`, `incompressible`
-// and `contact`, `coupling/eulerian`, and the rules that tie them together.
+// `fluid/kind` and `fluid/smoke`, a solid's `representation`, `incompressible`,
+// `contact` and `plasticity`, `coupling/eulerian`, and the rules that tie them together.
 // Every refusal is a SceneError naming the JSON pointer of the key at fault.
 #include "lib/scene/json_reader.hpp"
 #include "lib/scene/scene.hpp"
@@ -12,7 +12,9 @@ namespace fsicut::scene {
 // sources [{min, max, density, velocity}]}; `f` is the /fluid object.
 void read_fluid_kind(Object& f, const Where& fw, const Grid& grid, Fluid& fluid);
 
-// solids/*/representation and the keys that go with it; `o` is the solid's
+// solids/*/representation and the keys that go with it (incompressible,
+// contact {stiffness, friction}, plasticity {yield (required), flow}, all
+// Eulerian only); `o` is the solid's
 // object, `mesh` its mesh object (max_tet_volume and quality are TetGen's and
 // refused for an Eulerian solid), read before read_solid reads the rest.
 void read_representation(Object& o, const Where& w, const json& mesh, SolidDesc& s);

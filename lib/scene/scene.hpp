@@ -85,6 +85,13 @@ struct Contact {
   Real friction = 0;   // mu
 };
 
+// Plastic flow of an Eulerian solid (eulerian/plasticity.hpp): F = F_e F_p,
+// F_p updated each step by a yield condition on F_e's deviatoric Hencky strain.
+struct Plasticity {
+  Real yield = 0;  // deviatoric Hencky strain where flow begins (dimensionless, >= 0)
+  Real flow = 1;   // share of the excess over `yield` that flows per step, in (0, 1]
+};
+
 struct SolidDesc {
   std::string name;  // output files are <name>.NNNN.obj
   MeshDesc mesh;
@@ -112,6 +119,7 @@ struct SolidDesc {
   Representation representation = Representation::lagrangian;
   bool incompressible = true;  // eulerian: div v = 0 in the solid's cells (the paper's)
   Contact contact;             // eulerian
+  std::optional<Plasticity> plasticity;  // eulerian; none: elastic
   std::string pointer;
 };
 

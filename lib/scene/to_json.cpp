@@ -70,6 +70,8 @@ json solid_json(const SolidDesc& d) {
     sj["representation"] = name_of(d.representation);
     sj["incompressible"] = d.incompressible;
     sj["contact"] = {{"stiffness", d.contact.stiffness}, {"friction", d.contact.friction}};
+    // Written only when set, so elastic scenes' checkpoints keep their fingerprint.
+    if (d.plasticity) sj["plasticity"] = {{"yield", d.plasticity->yield}, {"flow", d.plasticity->flow}};
     // Keys of the tetrahedral representation, which the loader refuses here.
     sj.erase("pinned");
     sj["mesh"].erase("max_tet_volume");

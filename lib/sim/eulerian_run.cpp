@@ -84,6 +84,7 @@ eulerian::EulerianSolid make_solid(const scene::Scene& scene, const scene::Solid
   s.damping = {desc.damping.mass, desc.damping.stiffness};
   s.contact_stiffness = desc.contact.stiffness;
   s.contact_friction = desc.contact.friction;
+  if (desc.plasticity) s.plastic = eulerian::make_plastic_strain(shape, {desc.plasticity->yield, desc.plasticity->flow});
   for (Index n = 0; n < eulerian::node_count(grid); ++n)
     if (s.valid[n]) s.v.segment<3>(3 * n) = desc.velocity;
   for (Index i = 0; i < surface.vertices.cols(); ++i)
@@ -193,6 +194,9 @@ void add_eulerian_record(const SimState& state, json& record) {
                                 {"max_strain", m.report.max_strain},
                                 {"inverted_points", m.report.inverted},
                                 {"drift", m.report.drift}});
+    if (e.world.solids[l].plastic)
+      record["solids"].back()["plastic_strain"] =
+          eulerian::max_plastic_strain(*e.world.solids[l].plastic, e.world.solids[l].shape);
   }
   if (e.world.smoke) {
     const eulerian::NodeField& v = e.world.smoke->velocity;
@@ -219,6 +223,25 @@ namespace {
 
 std::vector<double> values(const eulerian::Vector& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
 
+// F_p - I of a plastic solid, 9 values per material node; empty for an elastic one.
+std::vector<double> plastic_values(const eulerian::EulerianSolid& s) {
+  std::vector<double> out;
+  if (!s.plastic) return out;
+  for (Index n = 0; n < s.plastic->excess.count(); ++n)
+    out.insert(out.end(), s.plastic->excess[n].data(), s.plastic->excess[n].data() + 9);
+  return out;
+}
+
+void restore_plastic(const std::vector<double>& from, eulerian::EulerianSolid& s, const std::string& where,
+                     const std::string& name) {
+  const std::size_t expected = s.plastic ? 9 * static_cast<std::size_t>(s.plastic->excess.count()) : 0;
+  if (from.size() != expected)
+    checkpoint::throw_mismatch(where, name + "'s plastic strain has " + std::to_string(from.size()) +
+                                          " values in the checkpoint, " + std::to_string(expected) + " in the scene");
+  for (std::size_t n = 0; 9 * n < from.size(); ++n)
+    s.plastic->excess[static_cast<Index>(n)] = Eigen::Map<const eulerian::Mat3>(from.data() + 9 * n);
+}
+
 // `to` keeps its size, which the scene fixed; a record of another size does not fit.
 void restore_values(const std::vector<double>& from, eulerian::Vector& to, const std::string& where,
                     const std::string& name) {
@@ -236,7 +259,7 @@ checkpoint::EulerianRecord eulerian_record(const EulerianState& e) {
   r.pressure = values(e.world.pressure);
   for (const eulerian::EulerianSolid& s : e.world.solids)
     r.solids.push_back({values(s.u), values(s.v), std::vector<std::uint8_t>(s.valid.begin(), s.valid.end()),
-                        values(s.pressure)});
+                        values(s.pressure), plastic_values(s)});
   if (e.world.smoke) {
     r.smoke = true;
     const grid::Array3<Real>& d = e.world.smoke->density;
@@ -276,6 +299,7 @@ void restore_eulerian(const checkpoint::EulerianRecord& r, const std::string& wh
     s.valid.assign(r.solids[l].valid.begin(), r.solids[l].valid.end());
     s.pressure = Eigen::Map<const eulerian::Vector>(r.solids[l].pressure.data(),
                                                     static_cast<Index>(r.solids[l].pressure.size()));
+    restore_plastic(r.solids[l].plastic, s, where, name);
     if (r.surfaces[l].cols() != e.surfaces[l].vertices.cols())
       checkpoint::throw_mismatch(where, name + "'s surface has " + std::to_string(r.surfaces[l].cols()) +
                                             " vertices in the checkpoint, " +

@@ -12,7 +12,8 @@
 //    initial_scale < 1 starts it compressed about its surface's centroid
 //    (x_bar = c + (x - c) / scale), velocity sets its velocity copy; density,
 //    Lame constants (youngs_modulus, poisson_ratio) and Rayleigh damping
-//    (damping/mass tau_m, damping/stiffness tau_k) are its material;
+//    (damping/mass tau_m, damping/stiffness tau_k) are its material,
+//    plasticity {yield, flow} its plastic flow (eulerian/plasticity.hpp);
 //  - fluid/kind "smoke": a fluid of fluid/density filling the box, its
 //    buoyancy, vorticity confinement and sources (eulerian/smoke.hpp), the
 //    sources' smoke set at t = 0; otherwise the solids are alone in void;
@@ -50,7 +51,8 @@ StepReport step_eulerian(SimState& state, Real dt, StageTimes& times);
 // Adds the scheme's keys to a frame's stats record (stats.hpp): one entry
 // per Eulerian solid appended to `solids` ({name, representation, centroid,
 // volume, mean_velocity, kinetic_energy, elastic_energy, max_strain,
-// inverted_points, drift}), max_fluid_speed from the smoke, solver/tolerance
+// inverted_points, drift, and plastic_strain, max |F_p - I|, for a plastic
+// solid}), max_fluid_speed from the smoke, solver/tolerance
 // the pressure solve's, and `eulerian` {substeps, velocity_iterations,
 // pressure_iterations, correction_iterations, divergence, unknowns,
 // constraints, smoke_amount}.
@@ -58,7 +60,7 @@ void add_eulerian_record(const SimState& state, nlohmann::json& record);
 
 // The checkpoint record of `e` (checkpoint/snapshot.hpp): everything a step
 // reads that the scene does not fix (the world's velocity and multiplier;
-// each solid's u, v, valid nodes and warm start; the smoke's density and
+// each solid's u, v, valid nodes, warm start and F_p if plastic; the smoke's density and
 // velocity; the surfaces' vertices; the frame tally). Material shapes,
 // materials, settings, the smoke's sources and the surfaces' triangles are
 // built again from the scene.

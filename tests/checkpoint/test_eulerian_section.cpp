@@ -46,9 +46,15 @@ bool same(const EulerianRecord& a, const EulerianRecord& b) {
          a.contacts == b.contacts;
   for (std::size_t l = 0; ok && l < a.solids.size(); ++l)
     ok = a.solids[l].u == b.solids[l].u && a.solids[l].v == b.solids[l].v && a.solids[l].valid == b.solids[l].valid &&
-         a.solids[l].pressure == b.solids[l].pressure;
+         a.solids[l].pressure == b.solids[l].pressure && a.solids[l].plastic == b.solids[l].plastic;
   for (std::size_t l = 0; ok && l < a.surfaces.size(); ++l) ok = a.surfaces[l] == b.surfaces[l];
   return ok;
+}
+
+std::string section_bytes(const EulerianRecord& e) {
+  ByteWriter w;
+  put_eulerian(w, e);
+  return w.bytes();
 }
 
 }  // namespace
@@ -66,6 +72,28 @@ TEST_CASE("EULR: the Eulerian world survives encode and decode bit for bit - onl
   REQUIRE(back.eulerian);
   CHECK(same(*back.eulerian, sample()));
   CHECK(encode(back) == bytes);
+}
+
+TEST_CASE("EULR: a plastic solid's F_p survives encode and decode - an elastic world's bytes do not change") {
+  const std::string elastic = section_bytes(sample());
+  EulerianRecord plastic = sample();
+  plastic.solids[1].plastic = {0.125, -0.5, 1e-17, 0, 0, 0, 0, 0, 2};
+  const std::string bytes = section_bytes(plastic);
+  // The elastic section is the plastic one cut before its trailing block.
+  REQUIRE(bytes.size() > elastic.size());
+  CHECK(bytes.compare(0, elastic.size(), elastic) == 0);
+  ByteReader r(bytes.data(), bytes.size(), "mem (section EULR)");
+  const EulerianRecord back = get_eulerian(r);
+  CHECK(same(back, plastic));
+  CHECK(back.solids[0].plastic.empty());
+  ByteReader e(elastic.data(), elastic.size(), "mem (section EULR)");
+  CHECK(same(get_eulerian(e), sample()));
+  Snapshot s;
+  s.scene = "{}";
+  s.eulerian = plastic;
+  const Snapshot decoded = decode(encode(s), "mem");
+  REQUIRE(decoded.eulerian);
+  CHECK(same(*decoded.eulerian, plastic));
 }
 
 TEST_CASE("EULR: a count past the data is a CorruptError naming the section, not an allocation") {

@@ -98,6 +98,26 @@ TEST_CASE("eulerian scene keys: the defaults are the paper's, and other scenes d
     CHECK_FALSE(contains(plain, key));
 }
 
+TEST_CASE("eulerian scene keys: plasticity reads yield and flow, and only plastic solids write it back") {
+  const Scene s = parse(GRID + ", " + eulerian_solid(R"(, "plasticity": { "yield": 0.05 })") + ", " + SCHEME);
+  REQUIRE(s.solids[0].plasticity);
+  CHECK(s.solids[0].plasticity->yield == 0.05);
+  CHECK(s.solids[0].plasticity->flow == 1);
+  const Scene t =
+      parse(GRID + ", " + eulerian_solid(R"(, "plasticity": { "yield": 0, "flow": 0.25 })") + ", " + SCHEME);
+  REQUIRE(t.solids[0].plasticity);
+  CHECK(t.solids[0].plasticity->yield == 0);
+  CHECK(t.solids[0].plasticity->flow == 0.25);
+  const Scene again = parse_scene(to_json(t), "e.json", "/scenes");
+  REQUIRE(again.solids[0].plasticity);
+  CHECK(again.solids[0].plasticity->flow == 0.25);
+  CHECK(to_json(again) == to_json(t));
+  // An elastic solid resolves to the JSON it did before the key existed.
+  const Scene elastic = parse(GRID + ", " + eulerian_solid() + ", " + SCHEME);
+  CHECK_FALSE(elastic.solids[0].plasticity);
+  CHECK_FALSE(contains(to_json(elastic), "\"plasticity\""));
+}
+
 TEST_CASE("eulerian scene keys: each refusal exits 65 naming its pointer") {
   struct Case {
     std::string body, pointer, words;
@@ -105,7 +125,20 @@ TEST_CASE("eulerian scene keys: each refusal exits 65 naming its pointer") {
   const std::string smoke = R"("fluid": { "kind": "smoke" })";
   const std::string region = R"("regions": [ { "type": "box", "min": [0, 0, 0], "max": [0.5, 0.5, 0.5] } ])";
   const Case cases[] = {
-      {eulerian_solid(R"(, "plasticity": { "yield": 1 })") + ", " + SCHEME, "/solids/0/plasticity", "not implemented"},
+      {eulerian_solid(R"(, "plasticity": { "yield": -1 })") + ", " + SCHEME, "/solids/0/plasticity/yield",
+       "must be >= 0"},
+      {eulerian_solid(R"(, "plasticity": { "yield": "low" })") + ", " + SCHEME, "/solids/0/plasticity/yield",
+       "expected a number"},
+      {eulerian_solid(R"(, "plasticity": { "yield": 0.1, "flow": 0 })") + ", " + SCHEME, "/solids/0/plasticity/flow",
+       "must be > 0 and at most 1"},
+      {eulerian_solid(R"(, "plasticity": { "yield": 0.1, "flow": 1.5 })") + ", " + SCHEME,
+       "/solids/0/plasticity/flow", "must be > 0 and at most 1"},
+      {eulerian_solid(R"(, "plasticity": { "yield": 0.1, "flw": 1 })") + ", " + SCHEME, "/solids/0/plasticity/flw",
+       "did you mean \"flow\""},
+      {eulerian_solid(R"(, "plasticity": { "flow": 1 })") + ", " + SCHEME, "/solids/0/plasticity",
+       "missing required key \"yield\""},
+      {eulerian_solid(R"(, "plasticity": 0.1)") + ", " + SCHEME, "/solids/0/plasticity", "expected an object"},
+      {R"("solids": [ { )" + BALL + R"(, "plasticity": { "yield": 0.1 } } ])", "/solids/0/plasticity", "lagrangian"},
       {eulerian_solid(R"(, "element": "quadratic")") + ", " + SCHEME, "/solids/0/element", "makes no sense"},
       {eulerian_solid(R"(, "model": "reduced")") + ", " + SCHEME, "/solids/0/model", "makes no sense"},
       {R"("solids": [ { "name": "b", "representation": "eulerian", "mesh": { "type": "sphere", "center": [0.5, 0.5, 0.5],

@@ -106,7 +106,7 @@ TEST_CASE("schema.json lists the keys and defaults the loader uses") {
   REQUIRE(s.solids[0].incompressible);
   solid["representation"] = "lagrangian";
   solid["incompressible"] = true;
-  check_object("solid", defs["solid"]["properties"], solid, {"contact"});
+  check_object("solid", defs["solid"]["properties"], solid, {"contact", "plasticity"});
   check_object("damping", defs["solid"]["properties"]["damping"]["properties"], solid["damping"]);
   check_object("transform", defs["transform"]["properties"], solid["mesh"]["transform"]);
   for (const char* key : {"subdivisions", "max_tet_volume", "quality"})
@@ -127,6 +127,16 @@ TEST_CASE("schema.json lists the keys and defaults the loader uses") {
   check_object("coupling/eulerian", props["coupling"]["properties"]["eulerian"]["properties"], er["coupling"]["eulerian"]);
   check_object("contact", defs["solid"]["properties"]["contact"]["properties"], er["solids"][0]["contact"]);
   CHECK(defs["solid"]["properties"]["representation"]["default"] == "lagrangian");
+  // plasticity: written only for a plastic solid, yield required.
+  CHECK_FALSE(er["solids"][0].contains("plasticity"));
+  const scene::Scene p = scene::parse_scene(R"({ "grid": { "resolution": [8,8,8], "cell_size": 0.1 },
+      "coupling": { "scheme": "eulerian" },
+      "solids": [ { "name": "a", "representation": "eulerian", "plasticity": { "yield": 0.1 },
+                    "mesh": { "type": "sphere", "center": [0.4,0.4,0.4], "radius": 0.1 } } ] })",
+                                            "schema-test.json", "/");
+  const json pr = json::parse(scene::to_json(p));
+  check_object("plasticity", defs["solid"]["properties"]["plasticity"]["properties"], pr["solids"][0]["plasticity"]);
+  CHECK(defs["solid"]["properties"]["plasticity"]["required"] == json::array({"yield"}));
 }
 
 TEST_CASE("scenes/README.md documents every key of the schema") {
