@@ -26,7 +26,7 @@
 // The eulerian scheme (eulerian_run.hpp) has no solid dofs: every stage runs
 // over the grid's nodes and cells, so its estimate is EULERIAN_CELL_SECONDS x
 // grid cells. Measured on 2 cores: eulerian_ball (38,912 cells) 1.5e-5 s per
-// cell and substep, eulerian_cheb (25,920 cells) 2.0e-5, eulerian_party
+// cell and substep, eulerian_cheb (25,920 cells) 2.0e-5, a five-toy party
 // (64,000 cells, five solids) 1.6e-5, the Ball benchmark (307,200 cells)
 // 8.9e-6.
 #include <string>
