@@ -53,13 +53,15 @@ ContactReport collide(const std::vector<EulerianSolid>& solids, Real dt, std::ve
   }
   for (std::size_t i = 0; i < solids.size(); ++i) {
     const Particles before = particles[i];
+    const Index impulses = report.impulses;
     for (std::size_t j = 0; j < solids.size(); ++j) {
       const EulerianSolid &a = solids[i], &b = solids[j];
       const ContactSettings pair{mix(a.contact_stiffness, b.contact_stiffness),
                                  mix(a.contact_friction, b.contact_friction), a.grid.dx};
       if (j != i && pair.stiffness > 0) push_away(particles[i], a, b, fields[j], dt, pair, report);
     }
-    add_changes(solids[i].grid, before, particles[i], copies[i]);
+    // Only a solid whose particles were pushed has changes to splat.
+    if (report.impulses > impulses) add_changes(solids[i].grid, before, particles[i], copies[i]);
   }
   return report;
 }
