@@ -108,9 +108,9 @@ void extrapolate_and_constrain(Liquid& liquid, const SolidVelocity& solid_veloci
 // the speeds that advection reads).
 Real max_speed(const Liquid& liquid);
 
-// Liquid volume [m^3]: the bulk from the smoothed liquid fraction and drops at
-// their particles' volume (levelset::liquid_volume_from_particles), counting only
-// cells whose centre is outside the solid.
+// Liquid volume [m^3]: the space the liquid fills, the bulk cell by cell and
+// the rest by the particles' shares (levelset::liquid_volume_from_particles),
+// counting only cells whose centre is outside the solid.
 Real liquid_volume(const Liquid& liquid);
 
 // Mean particle position [m] (zero with no particles).

@@ -103,15 +103,45 @@ std::uint32_t reached(const NeighbourReach& reach, Index cell) {
   return reach.cells.count() > 0 ? reach.cells[cell] : REACH_ALL;
 }
 
+// Calls f(cell index, W) for the cells of the 3 x 3 x 3 block around cell
+// (i, j, k) that hold particle x in the grid and that the particle reaches
+// (`to`: reach bits), W its colour kernel weight there.
+template <typename F>
+void for_each_kernel_cell(const grid::MacGrid& grid, const Vec3& x, int i, int j, int k, std::uint32_t to, F&& f) {
+  const Vec3i size = grid.cell_shape();
+  const Vec3 t = (x - grid.cell_center(i, j, k)) * (1 / grid.dx);
+  std::array<Real, 3> wx, wy, wz;
+  for (int d = -1; d <= 1; ++d) {
+    wx[d + 1] = colour_kernel(t.x() - d);
+    wy[d + 1] = colour_kernel(t.y() - d);
+    wz[d + 1] = colour_kernel(t.z() - d);
+  }
+  for (int dk = -1; dk <= 1; ++dk) {
+    if (k + dk < 0 || k + dk >= size.z()) continue;
+    for (int dj = -1; dj <= 1; ++dj) {
+      if (j + dj < 0 || j + dj >= size.y()) continue;
+      const Real wyz = wy[dj + 1] * wz[dk + 1];
+      for (int di = -1; di <= 1; ++di)
+        if (i + di >= 0 && i + di < size.x() && (to >> reach_bit(di, dj, dk) & 1))
+          f(i + di + static_cast<Index>(size.x()) * (j + dj + static_cast<Index>(size.y()) * (k + dk)), wx[di + 1] * wyz);
+    }
+  }
+}
+
+// The reach bits of the particle at position q of the buckets, in `cell`.
+std::uint32_t particle_reach(const NeighbourReach& reach, const ParticleBuckets& buckets, Index cell, Index q) {
+  return reach.particles.empty() ? reached(reach, cell) : reach.particles[static_cast<std::size_t>(buckets.order[q])];
+}
+
 // The particles' kernel sum, scattered from each particle to the 3 x 3 x 3 cells
-// around its own (the kernel's support). Slabs of cells along z in three passes
+// around its own (the kernel's support), each particle's weights times
+// scale[particle] when `scale` is given. Slabs of cells along z in three passes
 // (k mod 3): a slab writes only to its own and the two adjacent slabs, so the
 // slabs of one pass never write to the same cell, and every cell receives its
 // terms in the same order for any thread count.
 grid::Array3<Real> kernel_mass(const grid::MacGrid& grid, const Points& particles, const ParticleBuckets& buckets,
-                               const NeighbourReach& reach) {
+                               const NeighbourReach& reach, const std::vector<Real>* scale = nullptr) {
   const Vec3i size = grid.cell_shape();
-  const Real inv_dx = 1 / grid.dx;
   grid::Array3<Real> mass(size, 0);
   for (int pass = 0; pass < 3; ++pass) {
     const Index slabs = (size.z() - pass + 2) / 3;
@@ -120,33 +150,45 @@ grid::Array3<Real> kernel_mass(const grid::MacGrid& grid, const Points& particle
       for (int j = 0; j < size.y(); ++j)
         for (int i = 0; i < size.x(); ++i) {
           const Index cell = mass.index(i, j, k);
-          const std::uint32_t cell_reach = reached(reach, cell);
           for (Index q = buckets.start[cell]; q < buckets.start[cell + 1]; ++q) {
-            const Vec3 x = particles.col(buckets.order[q]);
-            const std::uint32_t to = reach.particles.empty() ? cell_reach
-                                                             : reach.particles[static_cast<std::size_t>(buckets.order[q])];
-            const Vec3 t = (x - grid.cell_center(i, j, k)) * inv_dx;
-            std::array<Real, 3> wx, wy, wz;
-            for (int d = -1; d <= 1; ++d) {
-              wx[d + 1] = colour_kernel(t.x() - d);
-              wy[d + 1] = colour_kernel(t.y() - d);
-              wz[d + 1] = colour_kernel(t.z() - d);
-            }
-            for (int dk = -1; dk <= 1; ++dk) {
-              if (k + dk < 0 || k + dk >= size.z()) continue;
-              for (int dj = -1; dj <= 1; ++dj) {
-                if (j + dj < 0 || j + dj >= size.y()) continue;
-                const Real wyz = wy[dj + 1] * wz[dk + 1];
-                for (int di = -1; di <= 1; ++di)
-                  if (i + di >= 0 && i + di < size.x() && (to >> reach_bit(di, dj, dk) & 1))
-                    mass(i + di, j + dj, k + dk) += wx[di + 1] * wyz;
-              }
-            }
+            const Index p = buckets.order[q];
+            const Real factor = scale ? (*scale)[static_cast<std::size_t>(p)] : 1;
+            if (factor == 0) continue;
+            for_each_kernel_cell(grid, particles.col(p), i, j, k, particle_reach(reach, buckets, cell, q),
+                                 [&](Index c, Real w) { mass[c] += factor * w; });
           }
         }
     });
   }
   return mass;
+}
+
+// Each particle's share of its volume per cell, summed per cell [cells of
+// liquid]: the particle's kernel weights over the cells in `counted` that it
+// reaches, divided by their sum, so every particle with such a cell adds
+// exactly particle_volume / dx^3 over the grid (a partition of unity per
+// particle, at walls too, where the kernel sum of the cells is short).
+grid::Array3<Real> particle_shares(const grid::MacGrid& grid, const Points& particles, const ParticleBuckets& buckets,
+                                   const NeighbourReach& reach, const grid::Array3<char>& counted,
+                                   Real particle_volume) {
+  const Real cells = particle_volume / (grid.dx * grid.dx * grid.dx);
+  std::vector<Real> scale(static_cast<std::size_t>(particles.cols()), 0);
+  parallel_for(0, counted.count(), [&](Index cell) {
+    const Vec3i c = counted.coord(cell);
+    for (Index q = buckets.start[cell]; q < buckets.start[cell + 1]; ++q) {
+      Real sum = 0;
+      for_each_kernel_cell(grid, particles.col(buckets.order[q]), c.x(), c.y(), c.z(),
+                           particle_reach(reach, buckets, cell, q), [&](Index n, Real w) {
+                             if (counted[n]) sum += w;
+                           });
+      scale[static_cast<std::size_t>(buckets.order[q])] = sum > 0 ? cells / sum : 0;
+    }
+  });
+  grid::Array3<Real> shares = kernel_mass(grid, particles, buckets, reach, &scale);
+  parallel_for(0, shares.count(), [&](Index n) {
+    if (!counted[n]) shares[n] = 0;
+  });
+  return shares;
 }
 
 // Which of each cell's 2 x 2 x 2 quadrature points are open: bit s_x + 2 s_y + 4 s_z.
@@ -255,23 +297,17 @@ Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& parti
   const ParticleBuckets buckets = bucket_particles(grid, particles, LIQUID_SEARCH_CELLS);
   grid::Array3<Real> rho;
   fraction(grid, particles, buckets, particle_volume, solid_phi, reach, rho);
-  const grid::Array3<char> bulk = near_bulk(rho);
-  const Real cell_volume = grid.dx * grid.dx * grid.dx;
   grid::Array3<char> open(rho.size());
   parallel_for(0, open.count(), [&](Index idx) {
     const Vec3i c = open.coord(idx);
     open[idx] = solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) >= 0;
   });
+  const grid::Array3<Real> shares = particle_shares(grid, particles, buckets, reach, open, particle_volume);
   auto open_cell = [&](const Vec3i& c) { return open.inside(c.x(), c.y(), c.z()) && open(c); };
   Real cells = 0;  // serial: the summation order, hence the result, is thread-independent
-  Index drops = 0;
   for (Index n = 0; n < rho.count(); ++n) {
     if (!open[n]) continue;
     const Vec3i c = rho.coord(n);
-    if (!bulk[n]) {
-      drops += buckets.start[n + 1] - buckets.start[n];
-      continue;
-    }
     bool interior = rho[n] >= 0.5;
     for (int a = 0; a < 3 && interior; ++a)
       for (int side : {-1, 1}) {
@@ -279,10 +315,9 @@ Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& parti
         nb[a] += side;
         if (open_cell(nb) && rho(nb) < 0.5) interior = false;
       }
-    const Real phi_cells = (0.5 - rho[n]) / COLOUR_KERNEL_CENTRE;
-    cells += interior ? 1.0 : std::clamp(0.5 - phi_cells, 0.0, 1.0);
+    cells += interior ? 1.0 : std::min(shares[n], Real(1));
   }
-  return cells * cell_volume + drops * particle_volume;
+  return cells * grid.dx * grid.dx * grid.dx;
 }
 
 Real solid_phi_at_cell(const grid::Array3<Real>& s, int i, int j, int k) {

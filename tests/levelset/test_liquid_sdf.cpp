@@ -152,6 +152,43 @@ TEST_CASE("liquid volume: the bulk by its surface, drops by their particles") {
   CHECK(with_drops - bulk == doctest::Approx(5 * volume));
 }
 
+TEST_CASE("liquid volume: a free sheet one cell thick and a layer on the floor count their particles") {
+  // Two particle layers filling one row of cells (a sheet dx thick), and one
+  // layer half a cell deep on the floor beside a block: each particle stands
+  // for dx^3 / 8. Before the particles' shares the sheet read 0.83 of its
+  // volume (phi's half level crosses it 0.17 dx inside each face).
+  const auto g = cube_grid(32);
+  const auto solid = levelset::sample_solid_at_nodes(g, {});
+  const Real dx = g.dx, volume = dx * dx * dx / 8;
+  std::vector<Vec3> sheet;
+  for (Real x = 0.25 + dx / 4; x < 0.75; x += dx / 2)
+    for (Real z = 0.25 + dx / 4; z < 0.75; z += dx / 2)
+      for (Real y : {0.5 + dx / 4, 0.5 + 3 * dx / 4}) sheet.emplace_back(x, y, z);
+  Points p(3, static_cast<Index>(sheet.size()));
+  for (std::size_t n = 0; n < sheet.size(); ++n) p.col(static_cast<Index>(n)) = sheet[n];
+  const Real exact = 0.5 * 0.5 * dx;
+  const Real measured = levelset::liquid_volume_from_particles(g, p, volume, solid);
+  MESSAGE("sheet one cell thick: " << measured << " vs " << exact << " (" << 100 * (measured / exact - 1) << " %)");
+  CHECK(measured == doctest::Approx(exact).epsilon(1e-6));
+
+  // A block 8 cells high on the floor, and a layer of one particle (a quarter
+  // cell above the floor) running 12 cells from it: the layer's cells next to
+  // the block are in its bulk's reach.
+  const Vec3 lo(0.25, 0, 0.25), hi(0.5, 0.25, 0.75);
+  Points block = fluid::seed_particles(
+      g, [&](const Vec3& x) { return (x.array() > lo.array()).all() && (x.array() < hi.array()).all(); }, 8, 3);
+  std::vector<Vec3> layer;
+  for (Real x = 0.5 + dx / 4; x < 0.5 + 12 * dx; x += dx / 2)
+    for (Real z = 0.25 + dx / 4; z < 0.75; z += dx / 2) layer.emplace_back(x, dx / 4, z);
+  Points all(3, block.cols() + static_cast<Index>(layer.size()));
+  all.leftCols(block.cols()) = block;
+  for (std::size_t n = 0; n < layer.size(); ++n) all.col(block.cols() + static_cast<Index>(n)) = layer[n];
+  const Real expected = (hi - lo).prod() + 12 * dx * 0.5 * dx / 2;
+  const Real both = levelset::liquid_volume_from_particles(g, all, volume, solid);
+  MESSAGE("block and floor layer: " << both << " vs " << expected << " (" << 100 * (both / expected - 1) << " %)");
+  CHECK(both == doctest::Approx(expected).epsilon(0.005));
+}
+
 #include "lib/core/parallel.hpp"
 
 TEST_CASE("liquid phi: equals the direct sums over all particles, for any thread count") {

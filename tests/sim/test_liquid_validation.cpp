@@ -209,10 +209,13 @@ TEST_CASE("validation: dam break against Martin & Moyce (1952)") {
 
 TEST_CASE("validation: the shipped dam break keeps its measured liquid volume within 1.5 % over 3 s and 1 % at its end") {
   // scenes/dam_break.json as shipped (48 x 32 x 16 cells, 36,864 particles), run
-  // to 3 s; without the particle density correction it lost 3.0 % by 1 s and
-  // 2.4 % by 3 s (its particles packed). With it: worst -1.3 % at 0.9 s, when
-  // the particles are as dense as seeded (deep density 0.999) and the loss is
-  // the measure's (sheets and spray thinner than a cell); -0.5 % at 3 s.
+  // to 3 s. Without the particle density correction it lost 3.0 % by 1 s and
+  // 2.4 % by 3 s (its particles packed). With it, measured by phi's ramp: worst
+  // -1.3 % at 0.9 s, the sheets thinner than a cell that the ramp thins (deep
+  // density 0.999). Measured by the particles' shares (levelset/liquid_sdf.hpp):
+  // worst +0.93 % at 1.2 s, where the plunging wave spreads the particles of the
+  // two cells under its surface 4 % apart (the correction leaves under-density
+  // that near the surface alone; the issue's 0.5 % is not met); -0.35 % at 3 s.
   const auto start = std::chrono::steady_clock::now();
   sim::SimState state = sim::build_state(scene::load_scene((test::source_dir() / "scenes/dam_break.json").string()));
   Liquid& l = *state.liquid;
@@ -234,6 +237,34 @@ TEST_CASE("validation: the shipped dam break keeps its measured liquid volume wi
                 << " %, deep density " << end.deep_density << ", packed cells " << end.packed_cells);
   CHECK(std::abs(worst) < 0.015);
   CHECK(std::abs(liquid_volume(l) / v0 - 1) < 0.01);
+}
+
+TEST_CASE("validation: the torus splash has its measured volume back within 1 % once its water lies on the floor") {
+  // scenes/torus_splash.json as shipped (1 s): the ball splits on the torus and
+  // its water ends as a layer about a third of a cell deep on the floor. phi's
+  // ramp read -9.9 % at 1 s (-22 % at 0.53 s) though no particle is lost; the
+  // shares read the layer whole. During the splash the measure dips by up to
+  // 3.7 % (0.7 s): the particles landing on the floor pack closer than seeded,
+  // and a cell holds at most a cell of liquid.
+  const auto start = std::chrono::steady_clock::now();
+  sim::SimState state =
+      sim::build_state(scene::load_scene((test::source_dir() / "scenes/torus_splash.json").string()));
+  Liquid& l = *state.liquid;
+  const Real v0 = liquid_volume(l);
+  Real worst = 0, worst_time = 0;
+  for (int frame = 1; frame <= 30; ++frame) {
+    sim::advance_frames_to(state, sim::frame_end(state, frame));
+    const Real drift = liquid_volume(l) / v0 - 1;
+    if (std::abs(drift) > std::abs(worst)) {
+      worst = drift;
+      worst_time = state.time;
+    }
+  }
+  const Real end = liquid_volume(l) / v0 - 1;
+  MESSAGE(seconds_since(start) << " s wall; worst volume drift " << 100 * worst << " % at " << worst_time
+                               << " s; at 1 s " << 100 * end << " %; particle volume against frame 0 "
+                               << 100 * (packing(l).particle_volume / v0 - 1) << " %");
+  CHECK(std::abs(end) < 0.01);
 }
 
 TEST_CASE("validation: free slip on a 30-degree ramp that is not grid-aligned") {
