@@ -99,6 +99,7 @@ void run(const Options& o, const std::string& solver) {
       sum.assemble += r.seconds.assemble;
       sum.velocity += r.seconds.velocity;
       sum.pressure += r.seconds.pressure;
+      sum.collision += r.seconds.collision;
       sum.advection += r.seconds.advection;
     }
     seconds += std::chrono::duration<Real>(std::chrono::steady_clock::now() - start).count();
@@ -108,12 +109,13 @@ void run(const Options& o, const std::string& solver) {
   std::printf(
       "{\"scene\": \"ball\", \"solver\": \"%s\", \"threads\": %d, \"grid\": \"%dx%dx%d\", \"frames\": %d, "
       "\"average_dt\": %.4g, \"smallest_dt\": %.4g, \"seconds_per_frame\": %.3f, \"g\": %.3f, \"velocity_solves\": %.3f, "
-      "\"pressure_solve\": %.3f, \"advection\": %.3f, \"velocity_iterations_per_step\": %.1f, "
+      "\"pressure_solve\": %.3f, \"advection\": %.3f, \"collision\": %.3f, \"velocity_iterations_per_step\": %.1f, "
       "\"pressure_iterations_per_step\": %.1f, \"paper\": {\"grid\": \"%s\", \"average_dt\": %g, \"smallest_dt\": %g, "
       "\"seconds_per_frame\": %g, \"g\": %g, \"velocity_solves\": %g, \"pressure_solve\": %g, \"advection\": %g, "
-      "\"threads\": 16}}\n",
+      "\"collision\": 0.01, \"threads\": 16}}\n",
       solver.c_str(), threads(), n.x(), n.y(), n.z(), o.frames, frames * frame_dt / steps, smallest,
       seconds / frames, sum.assemble / frames, sum.velocity / frames, sum.pressure / frames, sum.advection / frames,
+      sum.collision / frames,
       static_cast<Real>(velocity_iterations) / steps, static_cast<Real>(pressure_iterations) / steps, PAPER_BALL.grid,
       PAPER_BALL.average_dt, PAPER_BALL.smallest_dt, PAPER_BALL.frame, PAPER_BALL.g, PAPER_BALL.velocity,
       PAPER_BALL.pressure, PAPER_BALL.advection);

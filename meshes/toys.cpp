@@ -86,7 +86,7 @@ double cheb(const V& p) {
 double duck(const V& p) {
   double d = ellipsoid(p, V(0, 0.07, 0), V(0.1, 0.065, 0.07));                          // body
   d = smooth_min(d, ellipsoid(p, V(0.08, 0.16, 0), V(0.045, 0.045, 0.045)));            // head
-  d = smooth_min(d, ellipsoid(p, V(0.13, 0.155, 0), V(0.035, 0.012, 0.025)));           // beak
+  d = smooth_min(d, ellipsoid(p, V(0.13, 0.155, 0), V(0.035, 0.02, 0.03)));             // beak
   for (double z : {-1.0, 1.0})
     d = smooth_min(d, ellipsoid(p, V(-0.01, 0.1, 0.06 * z), V(0.065, 0.03, 0.03)));     // wings
   return d;
@@ -95,10 +95,10 @@ double duck(const V& p) {
 double penguin(const V& p) {
   double d = ellipsoid(p, V(0, 0.11, 0), V(0.06, 0.1, 0.055));                          // body
   d = smooth_min(d, ellipsoid(p, V(0, 0.22, 0), V(0.04, 0.04, 0.04)));                  // head
-  d = smooth_min(d, capsule(p, V(0.03, 0.22, 0), V(0.065, 0.215, 0), 0.012, 0.006));    // beak
+  d = smooth_min(d, capsule(p, V(0.03, 0.22, 0), V(0.065, 0.215, 0), 0.02, 0.014));     // beak
   for (double z : {-1.0, 1.0}) {
-    d = smooth_min(d, capsule(p, V(0, 0.16, 0.055 * z), V(-0.01, 0.07, 0.075 * z), 0.015, 0.01)); // flippers
-    d = smooth_min(d, ellipsoid(p, V(0.02, 0.012, 0.025 * z), V(0.035, 0.012, 0.02)));  // feet
+    d = smooth_min(d, capsule(p, V(0, 0.16, 0.055 * z), V(-0.01, 0.07, 0.075 * z), 0.022, 0.018)); // flippers
+    d = smooth_min(d, ellipsoid(p, V(0.02, 0.02, 0.025 * z), V(0.035, 0.02, 0.022)));  // feet
   }
   return d;
 }

@@ -241,8 +241,7 @@ struct CellModes {
   std::array<Real, 4> value;
 };
 
-// Relative residual of the kernel projection's normal equations: b's
-// remaining component along the kernel is then far below Eq. 12's tolerance.
+// Relative residual of the kernel projection's normal equations (b's part along the kernel: far below Eq. 12's tolerance).
 constexpr Real KERNEL_TOLERANCE = 1e-10;
 
 CellModes cell_modes(const grid::MacGrid& grid, Index c) {
@@ -480,6 +479,7 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
   std::vector<SolidVelocity> copies;
   for (std::size_t l = 0; l < world.solids.size(); ++l) copies.push_back(velocity_copy(world, s, l));
   report.contact = collide(world.solids, dt, copies);
+  lap(report.seconds.collision);
   for (std::size_t l = 0; l < world.solids.size(); ++l) {
     update_displacement(world.solids[l], dt, settings.band, copies[l].nodes, copies[l].values,
                         settings.velocity.integration);

@@ -121,9 +121,10 @@ struct WorldReport {
   std::vector<SolidReport> solids;
   ContactReport contact;  // lines 14-15 (collide.hpp)
   // Wall-clock seconds of the step's parts, the paper's Table 2 columns:
-  // lines 1-8 (masses, forces, G), lines 9 and 11, line 10, lines 19-22.
+  // lines 1-8 (masses, forces, G), lines 9 and 11, line 10, lines 12-18
+  // (particles and contact), lines 19-22.
   struct Seconds {
-    Real assemble = 0, velocity = 0, pressure = 0, advection = 0;
+    Real assemble = 0, velocity = 0, pressure = 0, collision = 0, advection = 0;
   } seconds;
 };
 

@@ -159,7 +159,10 @@ StepReport step_eulerian(SimState& state, Real dt, StageTimes& times) {
     for (std::size_t l = 0; l < e.surfaces.size(); ++l)
       eulerian::advect_surface(e.world.grid, before[l], e.world.solids[l].v, dt, e.surfaces[l].vertices);
   }
-  if (e.tally.frame != state.frame) e.tally = EulerianTally{state.frame};
+  if (e.tally.frame != state.frame) {
+    e.tally = EulerianTally{};
+    e.tally.frame = state.frame;
+  }
   EulerianTally& t = e.tally;
   ++t.substeps;
   t.velocity_iterations += r.velocity.iterations;
@@ -167,6 +170,12 @@ StepReport step_eulerian(SimState& state, Real dt, StageTimes& times) {
   t.correction_iterations += r.correction.iterations;
   t.divergence = std::max(t.divergence, r.divergence);
   t.contacts += r.contact.contacts;
+  t.seconds.assemble += r.seconds.assemble;
+  t.seconds.velocity += r.seconds.velocity;
+  t.seconds.pressure += r.seconds.pressure;
+  t.seconds.collision += r.seconds.collision;
+  t.seconds.advection += r.seconds.advection;
+  t.smallest_dt = t.smallest_dt > 0 ? std::min(t.smallest_dt, dt) : dt;
   t.unknowns = r.unknowns;
   t.constraints = r.constraints;
   StepReport report;
@@ -215,6 +224,13 @@ void add_eulerian_record(const SimState& state, json& record) {
                         {"unknowns", t.unknowns},
                         {"constraints", t.constraints},
                         {"contacts", t.contacts},
+                        {"smallest_dt", t.smallest_dt},
+                        {"seconds",
+                         {{"assemble", t.seconds.assemble},
+                          {"velocity_solves", t.seconds.velocity},
+                          {"pressure_solve", t.seconds.pressure},
+                          {"collision", t.seconds.collision},
+                          {"advection", t.seconds.advection}}},
                         {"smoke_amount", e.world.smoke ? eulerian::smoke_amount(e.world.grid, e.world.smoke->density)
                                                        : 0.0}};
 }
@@ -313,9 +329,17 @@ void restore_eulerian(const checkpoint::EulerianRecord& r, const std::string& wh
     std::copy(r.smoke_density.begin(), r.smoke_density.end(), &d(0, 0, 0));
     restore_values(r.smoke_velocity, w.smoke->velocity, where, "the smoke velocity");
   }
-  e.tally = EulerianTally{r.tally_frame, r.tally_substeps, r.velocity_iterations, r.pressure_iterations,
-                          r.correction_iterations, r.divergence, r.unknowns, r.constraints,
-                          r.contacts};
+  e.tally = EulerianTally{};
+  EulerianTally& t = e.tally;
+  t.frame = r.tally_frame;
+  t.substeps = r.tally_substeps;
+  t.velocity_iterations = r.velocity_iterations;
+  t.pressure_iterations = r.pressure_iterations;
+  t.correction_iterations = r.correction_iterations;
+  t.divergence = r.divergence;
+  t.unknowns = r.unknowns;
+  t.constraints = r.constraints;
+  t.contacts = r.contacts;
 }
 
 std::string eulerian_summary(const SimState& state) {

@@ -55,13 +55,15 @@ StepReport step_eulerian(SimState& state, Real dt, StageTimes& times);
 // solid}), max_fluid_speed from the smoke, solver/tolerance
 // the pressure solve's, and `eulerian` {substeps, velocity_iterations,
 // pressure_iterations, correction_iterations, divergence, unknowns,
-// constraints, smoke_amount}.
+// constraints, contacts, smoke_amount, smallest_dt, seconds {assemble, velocity_solves,
+// pressure_solve, collision, advection}: the paper's Table 2 columns}.
 void add_eulerian_record(const SimState& state, nlohmann::json& record);
 
 // The checkpoint record of `e` (checkpoint/snapshot.hpp): everything a step
 // reads that the scene does not fix (the world's velocity and multiplier;
 // each solid's u, v, valid nodes, warm start and F_p if plastic; the smoke's density and
-// velocity; the surfaces' vertices; the frame tally). Material shapes,
+// velocity; the surfaces' vertices; the frame tally but its seconds and
+// smallest_dt, which only describe the substeps run). Material shapes,
 // materials, settings, the smoke's sources and the surfaces' triangles are
 // built again from the scene.
 checkpoint::EulerianRecord eulerian_record(const EulerianState& e);

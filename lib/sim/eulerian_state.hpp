@@ -32,6 +32,11 @@ struct EulerianTally {
   Real divergence = 0;             // the largest WorldReport::divergence
   Index unknowns = 0, constraints = 0;  // of the last substep
   long contacts = 0;               // particle contacts (ContactReport::contacts), summed
+  // Not in checkpoints (a frame resumed part-way counts only its rest): the
+  // wall-clock seconds of the step's parts, summed (WorldReport::Seconds),
+  // and the smallest substep [s] (0: none yet).
+  eulerian::WorldReport::Seconds seconds;
+  Real smallest_dt = 0;
 };
 
 struct EulerianState {
