@@ -56,7 +56,8 @@ void push_away(Particles& particles, const EulerianSolid& own, const EulerianSol
     const Vec3& x = particles.position[p];
     Real psi = 0, own_distance = 0;
     if (!distance_at(other, x, psi) || !distance_at(own, x, own_distance)) continue;
-    const Real d = settings.distance - psi - std::min(own_distance, Real(0));
+    if (own_distance < -settings.distance) continue;
+    const Real d = std::min(settings.distance - psi - std::min(own_distance, Real(0)), settings.distance);
     if (!(d > 0)) continue;
     Vec3 n;
     if (!normal_at(other, x, n)) continue;

@@ -84,3 +84,28 @@ TEST_CASE("eulerian contact: a particle near a ball is pushed along the ball's n
   CHECK(none.contacts == 0);
   CHECK(far.velocity[0] == -dir);
 }
+
+TEST_CASE("eulerian contact: particles deeper than h in their solid are not pushed and an overlap counts at most h") {
+  // Two balls of radius 0.25 m whose materials overlap by 0.1 m (1.6 cells),
+  // as solids sharing one velocity field may. A particle inside both, 0.03 m
+  // below its own surface and 0.07 m inside the other: measured from its own
+  // surface the overlap is h + 0.1 m, but it counts h: it leaves at 0.1 h / dt
+  // relative to the other. Before the cap such particles, and every particle
+  // of the overlap down to 3 cells deep, were thrown apart at 0.1 (h + overlap)
+  // / dt every step the overlap lasted: five toys in contact (the paper's
+  // Party) gained energy until they blew up.
+  const Vec3 c(0.5, 0.5, 0.5), dir(1, 0, 0);
+  const EulerianSolid other = ball(c);
+  const EulerianSolid own = ball(c + 0.4 * dir);
+  const Real h = 1.0 / 16;
+  Particles p;
+  p.position = {c + 0.18 * dir, c + 0.28 * dir};  // 0.03 m and 0.13 m (2 cells) deep in own
+  p.velocity = {Vec3::Zero(), Vec3::Zero()};
+  p.mass = {0.01, 0.01};
+  ContactReport report;
+  push_away(p, own, other, other.v, 0.01, paper_contact(0), report);
+  CHECK(report.contacts == 1);
+  CHECK(report.max_overlap == doctest::Approx(h).epsilon(1e-12));
+  CHECK(p.velocity[0].dot(dir) == doctest::Approx(0.1 * h / 0.01).epsilon(1e-9));
+  CHECK(p.velocity[1].isZero(0));
+}
