@@ -10,8 +10,9 @@
 //            is the Stanford bunny): body, head, two ears, tail; 0.3 m tall
 //   cheb     scenes/eulerian_cheb.json (the paper's Cheburashka): body,
 //            head, two large round ears, two feet; 0.36 m tall
-//   duck     the five-toy party (not shipped yet): body, head, beak, two wings
-//   penguin  the five-toy party (not shipped yet): body, head, beak, two flippers, feet
+//   duck     scenes/eulerian_party.json: body, head, beak, two wings
+//   penguin  scenes/eulerian_party.json: body, head, beak, two flippers, feet; every
+//            part at least 1.5 cells of the party's grid thick (Eulerian solids need it)
 #include <openvdb/openvdb.h>
 #include <openvdb/tools/SignedFloodFill.h>
 #include <openvdb/tools/VolumeToMesh.h>
@@ -114,8 +115,8 @@ const Toy TOYS[] = {
     {"dino", dino, V(-0.35, -0.08, -0.18), V(0.32, 0.42, 0.18), "Toy dinosaur for scenes/paper/light_dino.json"},
     {"bunny", bunny, V(-0.2, -0.05, -0.15), V(0.2, 0.36, 0.15), "Toy bunny for scenes/eulerian_bunny_*.json"},
     {"cheb", cheb, V(-0.2, -0.05, -0.15), V(0.2, 0.4, 0.15), "Toy Cheburashka for scenes/eulerian_cheb.json"},
-    {"duck", duck, V(-0.15, -0.05, -0.15), V(0.22, 0.25, 0.15), "Toy duck for the five-toy party (not shipped yet)"},
-    {"penguin", penguin, V(-0.12, -0.05, -0.14), V(0.12, 0.3, 0.14), "Toy penguin for the five-toy party (not shipped yet)"},
+    {"duck", duck, V(-0.15, -0.05, -0.15), V(0.22, 0.25, 0.15), "Toy duck for scenes/eulerian_party.json"},
+    {"penguin", penguin, V(-0.12, -0.05, -0.14), V(0.12, 0.3, 0.14), "Toy penguin for scenes/eulerian_party.json"},
 };
 
 }  // namespace
