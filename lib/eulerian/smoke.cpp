@@ -110,10 +110,14 @@ std::vector<Real> fluid_masses(const grid::MacGrid& grid, const std::vector<Real
   return m;
 }
 
-std::vector<char> inflow_nodes(const grid::MacGrid& grid, const Smoke& smoke, NodeField& velocity) {
+namespace {
+bool acting(const SmokeSource& s, Real t) { return t >= s.from && t < s.until; }
+}  // namespace
+
+std::vector<char> inflow_nodes(const grid::MacGrid& grid, const Smoke& smoke, Real t, NodeField& velocity) {
   std::vector<char> prescribed(static_cast<std::size_t>(node_count(grid)), 0);
   for (const SmokeSource& s : smoke.sources) {
-    if (!s.inflow) continue;
+    if (!s.inflow || !acting(s, t)) continue;
     for (Index n = 0; n < node_count(grid); ++n)
       if (in_box(s, node_position(grid, n))) {
         prescribed[n] = 1;
@@ -123,9 +127,9 @@ std::vector<char> inflow_nodes(const grid::MacGrid& grid, const Smoke& smoke, No
   return prescribed;
 }
 
-void apply_sources(const grid::MacGrid& grid, Smoke& smoke) {
+void apply_sources(const grid::MacGrid& grid, Smoke& smoke, Real t) {
   for (const SmokeSource& s : smoke.sources)
-    for (Index c = 0; c < smoke.density.count(); ++c)
+    for (Index c = 0; c < smoke.density.count() && acting(s, t); ++c)
       if (in_box(s, cell_centre(grid, smoke.density.coord(c)))) smoke.density[c] = s.density;
 }
 

@@ -34,6 +34,7 @@
 // Dirichlet nodes of the step's solves (not unknowns); the incompressibility
 // of the cells around them carries their flow into the box. A solid that
 // enters an inflow box is pushed at the inflow velocity there.
+#include <limits>
 #include <vector>
 
 #include "lib/eulerian/q1.hpp"
@@ -46,6 +47,8 @@ struct SmokeSource {
   Real density = 1;           // smoke density set in the box
   bool inflow = false;        // prescribe `velocity` on the box's nodes
   Vec3 velocity = Vec3::Zero();  // [m/s]
+  Real from = 0;              // the source acts while from <= t < until [s]
+  Real until = std::numeric_limits<Real>::infinity();
 };
 
 struct Smoke {
@@ -66,12 +69,14 @@ Smoke make_smoke(const grid::MacGrid& grid, Real fluid_density);
 std::vector<Real> fluid_masses(const grid::MacGrid& grid, const std::vector<Real>& solid_fraction,
                                Real fluid_density);
 
-// The nodes the inflow sources prescribe (#nodes, nonzero = prescribed) and
-// their velocity, written into `velocity` (other nodes untouched).
-std::vector<char> inflow_nodes(const grid::MacGrid& grid, const Smoke& smoke, NodeField& velocity);
+// The nodes the inflow sources acting at time t [s] prescribe (#nodes,
+// nonzero = prescribed) and their velocity, written into `velocity` (other
+// nodes untouched).
+std::vector<char> inflow_nodes(const grid::MacGrid& grid, const Smoke& smoke, Real t, NodeField& velocity);
 
-// Sets the sources' smoke density in the cells whose centres they hold.
-void apply_sources(const grid::MacGrid& grid, Smoke& smoke);
+// Sets the smoke density of the sources acting at time t [s] in the cells
+// whose centres they hold.
+void apply_sources(const grid::MacGrid& grid, Smoke& smoke, Real t);
 
 // f_b of the header on every node [N].
 NodeField buoyancy_force(const grid::MacGrid& grid, const Smoke& smoke, const std::vector<Real>& fluid_mass,

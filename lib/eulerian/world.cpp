@@ -87,7 +87,7 @@ void choose_unknowns(const World& world, WorldSystem& s) {
     for (Index n = 0; n < nodes; ++n) mass[n] += t.mass[n];
   for (std::size_t n = 0; n < s.fluid_mass.size(); ++n) mass[n] += s.fluid_mass[n];
   s.prescribed_velocity = zero_field(world.grid);
-  s.prescribed = world.smoke ? inflow_nodes(world.grid, *world.smoke, s.prescribed_velocity)
+  s.prescribed = world.smoke ? inflow_nodes(world.grid, *world.smoke, world.time, s.prescribed_velocity)
                              : std::vector<char>(static_cast<std::size_t>(nodes), 0);
   std::vector<Real> free_mass = mass;
   for (Index n = 0; n < nodes; ++n)
@@ -381,7 +381,7 @@ void advect_velocities_and_smoke(World& world, Real dt, const WorldSettings& set
   }
   if (world.smoke) {
     advect_density(world.grid, world.smoke->density, world.velocity, dt);
-    apply_sources(world.grid, *world.smoke);
+    apply_sources(world.grid, *world.smoke, world.time + dt);
   }
 }
 

@@ -24,6 +24,11 @@ SmokeSource read_source(const json& j, const Where& w, const Grid& grid) {
     o.get("velocity", s.velocity);
     s.inflow = true;
   }
+  o.get("from", s.from, non_negative());
+  if (o.has("until")) {
+    o.get("until", s.until, positive());
+    if (!(s.until > s.from)) (w / "until").fail("must be later than from (" + num(s.from) + " s), got " + num(s.until));
+  }
   o.finish();
   const Vec3 lo = grid.origin, hi = grid.max();
   for (int i = 0; i < 3; ++i)

@@ -10,6 +10,7 @@
 // JSON pointer in the scene file, so that errors raised while building the
 // simulation (a mesh that does not close, a solid outside the grid) still point
 // into the file.
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -130,6 +131,8 @@ struct SmokeSource {
   Real density = 1;                 // smoke density set in the box (dimensionless)
   bool inflow = false;              // `velocity` given in the scene
   Vec3 velocity{0, 0, 0};           // [m/s]
+  Real from = 0;                    // acts while from <= t < until [s]
+  Real until = std::numeric_limits<Real>::infinity();
   std::string pointer;
 };
 

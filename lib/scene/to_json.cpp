@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "lib/scene/json_reader.hpp"
 #include "lib/scene/load.hpp"
 #include "lib/scene/names.hpp"
@@ -87,6 +89,8 @@ json smoke_json(const Smoke& smoke) {
   for (const SmokeSource& src : smoke.sources) {
     json sj = {{"min", vec(src.min)}, {"max", vec(src.max)}, {"density", src.density}};
     if (src.inflow) sj["velocity"] = vec(src.velocity);
+    if (src.from != 0) sj["from"] = src.from;
+    if (std::isfinite(src.until)) sj["until"] = src.until;
     j["sources"].push_back(sj);
   }
   return j;

@@ -97,8 +97,8 @@ eulerian::Smoke make_smoke(const scene::Scene& scene, const grid::MacGrid& grid)
   smoke.buoyancy = scene.fluid.smoke.buoyancy;
   smoke.vorticity_confinement = scene.fluid.smoke.vorticity_confinement;
   for (const scene::SmokeSource& s : scene.fluid.smoke.sources)
-    smoke.sources.push_back({s.min, s.max, s.density, s.inflow, s.velocity});
-  eulerian::apply_sources(grid, smoke);
+    smoke.sources.push_back({s.min, s.max, s.density, s.inflow, s.velocity, s.from, s.until});
+  eulerian::apply_sources(grid, smoke, 0);
   return smoke;
 }
 
@@ -152,6 +152,7 @@ StepReport step_eulerian(SimState& state, Real dt, StageTimes& times) {
   eulerian::WorldReport r;
   {
     ScopedStage t(times, STAGE_EULERIAN);
+    e.world.time = state.time;
     r = eulerian::step(e.world, dt, e.settings);
   }
   {

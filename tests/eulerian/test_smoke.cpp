@@ -155,3 +155,42 @@ TEST_CASE("eulerian smoke: vorticity confinement pushes along the swirl, scaled 
   // omega = curl v: at the axis 2 (1/s), the force scale mass * eps * dx * |omega|.
   CHECK(east.norm() < 0.5 * (1.2 / 4096) * g.dx * 2);
 }
+
+TEST_CASE("eulerian smoke: a source with from and until acts only in its window - a puff") {
+  // The source of the test above blowing from 1/48 s until 3/48 s: at the
+  // first step it neither prescribes nor fills; then it does for two steps;
+  // after, its nodes are free and its box is no longer refilled.
+  const grid::MacGrid g = test::cube_grid(16, 1.0 / 16);
+  World world = make_world(g);
+  world.smoke = make_smoke(g, 1.2);
+  SmokeSource source;
+  source.lower = Vec3(6, 1, 6) / 16.0;
+  source.upper = Vec3(10, 3, 10) / 16.0;
+  source.inflow = true;
+  source.velocity = Vec3(0, 0.5, 0);
+  source.from = 1.0 / 48;
+  source.until = 3.0 / 48;
+  world.smoke->sources.push_back(source);
+  NodeField prescribed = zero_field(g);
+  const Index node = node_index(g, Vec3i(8, 2, 8));
+  CHECK(inflow_nodes(g, *world.smoke, 0, prescribed)[node] == 0);
+  CHECK(inflow_nodes(g, *world.smoke, 1.0 / 48, prescribed)[node] == 1);
+  CHECK(inflow_nodes(g, *world.smoke, 3.0 / 48, prescribed)[node] == 0);
+  WorldSettings settings;
+  settings.gravity = Vec3(0, -9.81, 0);
+  const Real dt = 1.0 / 48;
+  eulerian::step(world, dt, settings);  // t = 0: only its filling at the step's end (t = dt) acts
+  CHECK(node_value(world.velocity, node).isZero(1e-12));
+  CHECK(smoke_amount(g, world.smoke->density) > 0);
+  world.time = dt;
+  eulerian::step(world, dt, settings);
+  CHECK(node_value(world.velocity, node).isApprox(source.velocity));
+  world.time = 2 * dt;
+  eulerian::step(world, dt, settings);
+  const Real filled = smoke_amount(g, world.smoke->density);
+  world.time = 3 * dt;
+  eulerian::step(world, dt, settings);
+  CHECK_FALSE(node_value(world.velocity, node).isApprox(source.velocity));
+  // No refill: advection alone (semi-Lagrangian) only loses smoke.
+  CHECK(smoke_amount(g, world.smoke->density) <= filled * (1 + 1e-12));
+}

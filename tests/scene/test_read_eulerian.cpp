@@ -70,6 +70,23 @@ TEST_CASE("eulerian scene keys: a smoke box with an Eulerian ball reads every ke
   CHECK(contains(to_json(s), "\"integration\": \"explicit\""));
 }
 
+TEST_CASE("eulerian scene keys: a smoke source's from and until - until not after from exits 65 naming the pointer") {
+  const std::string head = GRID + R"(, "fluid": { "kind": "smoke", "density": 1.2, "smoke": { "sources": [ )";
+  const std::string tail = R"( ] } }, )" + eulerian_solid() + R"(, "coupling": { "scheme": "eulerian" })";
+  const Scene s = parse(head + R"({ "min": [0.1, 0, 0.1], "max": [0.3, 0.2, 0.3], "from": 0.5, "until": 0.75 })" + tail);
+  CHECK(s.fluid.smoke.sources[0].from == 0.5);
+  CHECK(s.fluid.smoke.sources[0].until == 0.75);
+  CHECK(contains(to_json(s), "\"until\": 0.75"));
+  CHECK(to_json(parse_scene(to_json(s), "e.json", "/scenes")) == to_json(s));
+  const Scene forever = parse(head + R"({ "min": [0.1, 0, 0.1], "max": [0.3, 0.2, 0.3] })" + tail);
+  CHECK(std::isinf(forever.fluid.smoke.sources[0].until));
+  CHECK_FALSE(contains(to_json(forever), "\"until\""));
+  CHECK_FALSE(contains(to_json(forever), "\"from\""));
+  const std::string err =
+      error_of(head + R"({ "min": [0.1, 0, 0.1], "max": [0.3, 0.2, 0.3], "from": 0.5, "until": 0.5 })" + tail);
+  CHECK(contains(err, "/fluid/smoke/sources/0/until: must be later than from (0.5 s), got 0.5"));
+}
+
 TEST_CASE("eulerian scene keys: integration newmark is read and written back, a bogus one exits 65 naming the pointer") {
   const Scene s = parse(GRID + ", " + eulerian_solid() +
                         R"(, "coupling": { "scheme": "eulerian", "eulerian": { "integration": "newmark" } })");
