@@ -55,18 +55,29 @@ TEST_CASE("eulerian smoke: a uniform flow carries a smoke blob by v t, keeping i
   CHECK(*std::max_element(s.data().begin(), s.data().end()) < 0.9);  // it did spread (linear sampling)
 }
 
+namespace {
+
+// On 16^3 cells of 1/16 m: a source of 4 x 2 x 4 cells at the bottom centre
+// blowing 0.5 m/s up.
+SmokeSource jet() {
+  SmokeSource s;
+  s.lower = Vec3(6, 1, 6) / 16.0;
+  s.upper = Vec3(10, 3, 10) / 16.0;
+  s.inflow = true;
+  s.velocity = Vec3(0, 0.5, 0);
+  return s;
+}
+
+}  // namespace
+
 TEST_CASE("eulerian smoke: a source fills its box with smoke and its inflow jet carries it up") {
   // 16^3 cells of 1/16 m of air; a source of 4 x 2 x 4 cells at the bottom
   // centre blowing 0.5 m/s up, for 12 steps of 1/48 s.
   const grid::MacGrid g = test::cube_grid(16, 1.0 / 16);
   World world = make_world(g);
   world.smoke = make_smoke(g, 1.2);
-  SmokeSource source;
-  source.lower = Vec3(6, 1, 6) / 16.0;
-  source.upper = Vec3(10, 3, 10) / 16.0;
+  SmokeSource source = jet();
   source.density = 0.8;
-  source.inflow = true;
-  source.velocity = Vec3(0, 0.5, 0);
   world.smoke->sources.push_back(source);
   WorldSettings settings;
   settings.gravity = Vec3(0, -9.81, 0);
@@ -163,11 +174,7 @@ TEST_CASE("eulerian smoke: a source with from and until acts only in its window 
   const grid::MacGrid g = test::cube_grid(16, 1.0 / 16);
   World world = make_world(g);
   world.smoke = make_smoke(g, 1.2);
-  SmokeSource source;
-  source.lower = Vec3(6, 1, 6) / 16.0;
-  source.upper = Vec3(10, 3, 10) / 16.0;
-  source.inflow = true;
-  source.velocity = Vec3(0, 0.5, 0);
+  SmokeSource source = jet();
   source.from = 1.0 / 48;
   source.until = 3.0 / 48;
   world.smoke->sources.push_back(source);
