@@ -5,6 +5,7 @@
 #include "lib/core/parallel.hpp"
 #include "lib/fluid/pressure_projection.hpp"
 #include "lib/levelset/liquid_sdf.hpp"
+#include "lib/levelset/natural_fraction.hpp"
 
 namespace fsicut::fluid {
 namespace {
@@ -58,25 +59,70 @@ grid::Array3<char> near_air(const grid::Array3<Real>& phi) {
   return mask;
 }
 
+// What each liquid cell's rho should read as seeded: 1 deep in the liquid,
+// rho_ref (levelset/natural_fraction.hpp) within DEEP_CELLS of the air, 0
+// where neither applies (near solids and thin walls within DEEP_CELLS of the
+// air, where the block-mean rule of step 2 acts instead).
+grid::Array3<Real> reference(const Liquid& l, const grid::Array3<Real>& rho, const grid::Array3<char>& surface) {
+  grid::Array3<Real> ref(rho.size(), 0);
+  std::vector<Index> band;
+  for (Index idx = 0; idx < rho.count(); ++idx) {
+    if (!(rho[idx] > 0)) continue;
+    if (surface[idx]) band.push_back(idx);
+    else ref[idx] = 1;
+  }
+  if (band.empty()) return ref;
+  // rho at every centre, air included, for the outline.
+  grid::Array3<Real> all(rho.size(), 0);
+  const Real per_metre = levelset::COLOUR_KERNEL_CENTRE / l.grid.dx;
+  parallel_for(0, all.count(), [&](Index idx) { all[idx] = std::clamp<Real>(0.5 - l.liquid_phi[idx] * per_metre, 0, 1); });
+  const std::vector<Real> natural = levelset::natural_fraction(l.grid, all, l.solid_phi, l.reach, band);
+  for (std::size_t r = 0; r < band.size(); ++r)
+    if (natural[r] > 0) ref[band[r]] = natural[r];
+  return ref;
+}
+
 // Step 2: the target divergence per cell, all 0 when no cell's block mean is
 // off by more than DENSITY_TRIGGER; counts those cells.
 grid::Array3<Real> target_divergence(const Liquid& l, DensityCorrectionReport& report) {
   const Fractions f = fractions(l);
+  const grid::Array3<Real>& rho = f.cell;
   const grid::Array3<Real>& mean = f.mean;
   const grid::Array3<char> surface = near_air(l.liquid_phi);
+  const grid::Array3<Real> ref = reference(l, rho, surface);
+  // The block mean of rho - ref over the cells with a reference.
+  grid::Array3<Real> excess(rho.size(), 0);
+  parallel_for(0, rho.count(), [&](Index idx) {
+    if (!(ref[idx] > 0)) return;
+    const Vec3i c = rho.coord(idx);
+    Real sum = 0;
+    int n = 0;
+    for (int dk = -1; dk <= 1; ++dk)
+      for (int dj = -1; dj <= 1; ++dj)
+        for (int di = -1; di <= 1; ++di) {
+          const Vec3i b = c + Vec3i(di, dj, dk);
+          if (!rho.inside(b.x(), b.y(), b.z()) || !(ref(b) > 0)) continue;
+          sum += rho(b) - ref(b);
+          ++n;
+        }
+    excess[idx] = sum / n;
+  });
   grid::Array3<char> kind(mean.size(), 0);  // 1 over-dense, 2 under-dense
   parallel_for(0, mean.count(), [&](Index idx) {
     if (!(mean[idx] > 0)) return;
-    if (mean[idx] > 1 + DENSITY_TRIGGER) kind[idx] = 1;
-    if (mean[idx] < 1 - DENSITY_TRIGGER && !surface[idx]) kind[idx] = 2;
+    if (ref[idx] > 0) {
+      if (excess[idx] > DENSITY_TRIGGER) kind[idx] = 1;
+      if (excess[idx] < -DENSITY_TRIGGER) kind[idx] = 2;
+    } else if (mean[idx] > 1 + DENSITY_TRIGGER) {
+      kind[idx] = 1;
+    }
   });
   report.over_dense = std::count(kind.data().begin(), kind.data().end(), 1);
   report.under_dense = std::count(kind.data().begin(), kind.data().end(), 2);
   grid::Array3<Real> target(mean.size(), 0);
   if (report.over_dense + report.under_dense == 0) return target;
-  const grid::Array3<Real>& rho = f.cell;
   parallel_for(0, rho.count(), [&](Index idx) {
-    if (rho[idx] > 0 && !surface[idx]) target[idx] = rho[idx] - 1;
+    if (ref[idx] > 0) target[idx] = rho[idx] - ref[idx];
     else if (mean[idx] > 1) target[idx] = mean[idx] - 1;
   });
   return target;
