@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
 
 #include "lib/core/parallel.hpp"
 
@@ -18,7 +17,8 @@ Real colour_kernel_cdf(Real t) {
 }
 
 Real colour_kernel_cdf_inverse(Real y) {
-  y = std::clamp<Real>(y, 0, 1);
+  if (y <= 0) return -1.5;
+  if (y >= 1) return 1.5;
   constexpr Real TAIL = 1.0 / 6;  // K(-1/2)
   if (y <= TAIL) return std::cbrt(6 * y) - 1.5;
   if (y >= 1 - TAIL) return 1.5 - std::cbrt(6 * (1 - y));
@@ -58,34 +58,58 @@ Weights sub_weights() {
 
 enum Fill : char { EMPTY = 0, FULL = 1, MIXED = 2 };
 
+// The trilinear weights of the centres at offsets -1, 0, 1 along an axis for
+// each sub-cell centre.
+using AxisWeights = std::array<std::array<Real, 3>, SUB>;
+AxisWeights axis_weights() {
+  AxisWeights w{};
+  for (int s = 0; s < SUB; ++s) {
+    const Real u = sub_offset(s);
+    auto& row = w[static_cast<std::size_t>(s)];
+    if (u < 0) {
+      row[0] = -u;
+      row[1] = 1 + u;
+    } else {
+      row[1] = 1 - u;
+      row[2] = u;
+    }
+  }
+  return w;
+}
+
 // The fill of a cell's sub-cells from psi at the 27 centres around it (the
-// grid's edge extends psi constantly).
+// grid's edge extends psi constantly): trilinear, one axis at a time.
 std::array<float, SUB3> sub_fill(const grid::Array3<Real>& psi, const Vec3i& c) {
+  static const AxisWeights w = axis_weights();
   const Vec3i size = psi.size();
-  auto at = [&](int i, int j, int k) {
-    return psi(std::clamp(i, 0, size.x() - 1), std::clamp(j, 0, size.y() - 1), std::clamp(k, 0, size.z() - 1));
-  };
-  std::array<float, SUB3> fill{};
-  for (int s = 0; s < SUB3; ++s) {
-    const Real u[3] = {sub_offset(s % SUB), sub_offset((s / SUB) % SUB), sub_offset(s / (SUB * SUB))};
-    int lo[3];
-    Real f[3];
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = u[a] < 0 ? -1 : 0;
-      f[a] = u[a] - lo[a];
-    }
-    Real value = 0;
-    for (int v = 0; v < 8; ++v) {
-      Real weight = 1;
-      int n[3];
-      for (int a = 0; a < 3; ++a) {
-        const int b = (v >> a) & 1;
-        weight *= b ? f[a] : 1 - f[a];
-        n[a] = lo[a] + b;
+  Real p[3][3][3];  // [dk][dj][di]
+  for (int dk = 0; dk < 3; ++dk)
+    for (int dj = 0; dj < 3; ++dj)
+      for (int di = 0; di < 3; ++di)
+        p[dk][dj][di] = psi(std::clamp(c.x() + di - 1, 0, size.x() - 1), std::clamp(c.y() + dj - 1, 0, size.y() - 1),
+                            std::clamp(c.z() + dk - 1, 0, size.z() - 1));
+  Real x[3][3][SUB];  // [dk][dj][sx]
+  for (int dk = 0; dk < 3; ++dk)
+    for (int dj = 0; dj < 3; ++dj)
+      for (int s = 0; s < SUB; ++s) {
+        const auto& ws = w[static_cast<std::size_t>(s)];
+        x[dk][dj][s] = ws[0] * p[dk][dj][0] + ws[1] * p[dk][dj][1] + ws[2] * p[dk][dj][2];
       }
-      value += weight * at(c.x() + n[0], c.y() + n[1], c.z() + n[2]);
+  Real y[3][SUB][SUB];  // [dk][sy][sx]
+  for (int dk = 0; dk < 3; ++dk)
+    for (int t = 0; t < SUB; ++t) {
+      const auto& wt = w[static_cast<std::size_t>(t)];
+      for (int s = 0; s < SUB; ++s) y[dk][t][s] = wt[0] * x[dk][0][s] + wt[1] * x[dk][1][s] + wt[2] * x[dk][2][s];
     }
-    fill[static_cast<std::size_t>(s)] = static_cast<float>(std::clamp<Real>(0.5 + SUB * value, 0, 1));
+  std::array<float, SUB3> fill{};
+  for (int r = 0; r < SUB; ++r) {
+    const auto& wr = w[static_cast<std::size_t>(r)];
+    for (int t = 0; t < SUB; ++t)
+      for (int s = 0; s < SUB; ++s) {
+        const Real value = wr[0] * y[0][t][s] + wr[1] * y[1][t][s] + wr[2] * y[2][t][s];
+        fill[static_cast<std::size_t>(s + SUB * (t + SUB * r))] =
+            static_cast<float>(std::clamp<Real>(0.5 + SUB * value, 0, 1));
+      }
   }
   return fill;
 }
@@ -94,10 +118,15 @@ std::array<float, SUB3> sub_fill(const grid::Array3<Real>& psi, const Vec3i& c) 
 
 namespace {
 
+// Per-cell scratch of estimate(), left as it found it: kind EMPTY, slot -1.
+struct Workspace {
+  grid::Array3<char> solid;  // a solid within 1.5 cells of the centre
+  grid::Array3<char> kind;
+  grid::Array3<int> slot;
+};
+
 // Step 3 for `cells` from psi; -1 where not estimable.
-std::vector<Real> estimate(const grid::MacGrid& grid, const grid::Array3<Real>& psi,
-                           const grid::Array3<Real>& solid_phi, const NeighbourReach& reach,
-                           const std::vector<Index>& cells) {
+std::vector<Real> estimate(const grid::Array3<Real>& psi, const NeighbourReach& reach, const std::vector<Index>& cells, Workspace& work) {
   static const Weights weights = sub_weights();
   std::array<Real, 27> whole{};
   for (int o = 0; o < 27; ++o)
@@ -106,8 +135,6 @@ std::vector<Real> estimate(const grid::MacGrid& grid, const grid::Array3<Real>& 
   const Vec3i size = psi.size();
   std::vector<Real> out(cells.size(), -1);
 
-  // Which cells the estimates read: the blocks around the estimable cells.
-  const Real far = 1.5 * grid.dx;
   std::vector<char> estimable(cells.size(), 0);
   parallel_for(0, static_cast<Index>(cells.size()), [&](Index r) {
     const Index cell = cells[static_cast<std::size_t>(r)];
@@ -118,12 +145,13 @@ std::vector<Real> estimate(const grid::MacGrid& grid, const grid::Array3<Real>& 
       for (int dj = -1; dj <= 1; ++dj)
         for (int di = -1; di <= 1; ++di) {
           const int i = c.x() + di, j = c.y() + dj, k = c.z() + dk;
-          if (psi.inside(i, j, k) && solid_phi_at_cell(solid_phi, i, j, k) <= far) return;
+          if (psi.inside(i, j, k) && work.solid(i, j, k)) return;
         }
     estimable[static_cast<std::size_t>(r)] = 1;
   });
-  grid::Array3<char> kind(size, EMPTY);
-  grid::Array3<int> slot(size, -1);
+  // Which cells the estimates read: the blocks around the estimable cells.
+  grid::Array3<char>& kind = work.kind;
+  grid::Array3<int>& slot = work.slot;
   std::vector<Index> read;
   for (std::size_t r = 0; r < cells.size(); ++r) {
     if (!estimable[r]) continue;
@@ -183,6 +211,11 @@ std::vector<Real> estimate(const grid::MacGrid& grid, const grid::Array3<Real>& 
         }
     out[static_cast<std::size_t>(r)] = liquid / space;
   });
+  parallel_for(0, static_cast<Index>(read.size()), [&](Index r) {
+    const Index cell = read[static_cast<std::size_t>(r)];
+    kind[cell] = EMPTY;
+    slot[cell] = -1;
+  });
   return out;
 }
 
@@ -191,11 +224,18 @@ std::vector<Real> estimate(const grid::MacGrid& grid, const grid::Array3<Real>& 
 std::vector<Real> natural_fraction(const grid::MacGrid& grid, const grid::Array3<Real>& rho,
                                    const grid::Array3<Real>& solid_phi, const NeighbourReach& reach,
                                    const std::vector<Index>& cells) {
-  grid::Array3<Real> psi(rho.size(), 0);
-  parallel_for(0, psi.count(), [&](Index n) { psi[n] = colour_kernel_cdf_inverse(rho[n]); });
   grid::Array3<char> near(rho.size(), 0);
   for (Index c : cells) near[c] = 1;
   grid::dilate(near, 2);
+  Workspace work{grid::Array3<char>(rho.size(), 0), grid::Array3<char>(rho.size(), EMPTY),
+                 grid::Array3<int>(rho.size(), -1)};
+  const Real far = 1.5 * grid.dx;
+  parallel_for(0, rho.count(), [&](Index n) {
+    const Vec3i c = rho.coord(n);
+    work.solid[n] = solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) <= far;
+  });
+  grid::Array3<Real> psi(rho.size(), 0);
+  parallel_for(0, psi.count(), [&](Index n) { psi[n] = colour_kernel_cdf_inverse(rho[n]); });
   std::vector<Index> surface;
   for (Index c = 0; c < rho.count(); ++c) {
     if (!near[c]) continue;
@@ -210,14 +250,14 @@ std::vector<Real> natural_fraction(const grid::MacGrid& grid, const grid::Array3
     if (across) surface.push_back(c);
   }
   for (int n = 0; n < FIT_ITERATIONS; ++n) {
-    const std::vector<Real> fit = estimate(grid, psi, solid_phi, reach, surface);
+    const std::vector<Real> fit = estimate(psi, reach, surface, work);
     parallel_for(0, static_cast<Index>(surface.size()), [&](Index r) {
       const Real f = fit[static_cast<std::size_t>(r)];
       const Index c = surface[static_cast<std::size_t>(r)];
       if (f > 0) psi[c] += colour_kernel_cdf_inverse(rho[c]) - colour_kernel_cdf_inverse(f);
     });
   }
-  return estimate(grid, psi, solid_phi, reach, cells);
+  return estimate(psi, reach, cells, work);
 }
 
 }  // namespace fsicut::levelset
