@@ -37,7 +37,7 @@ constexpr int SUB3 = SUB * SUB * SUB;
 constexpr Real sub_offset(int s) { return (s + 0.5) / SUB - 0.5; }
 // The surface cells whose rho the outline is fitted to, and the fit's rounds.
 constexpr Real FIT_MIN = 0.02;
-constexpr int FIT_ITERATIONS = 2;
+constexpr int FIT_ITERATIONS = 1;
 
 // W(x_c - s) / SUB^3 for the sub-cell s (bit pattern sx + SUB (sy + SUB sz))
 // of the neighbour at offset o (reach_bit order).
@@ -224,18 +224,23 @@ std::vector<Real> estimate(const grid::Array3<Real>& psi, const NeighbourReach& 
 std::vector<Real> natural_fraction(const grid::MacGrid& grid, const grid::Array3<Real>& rho,
                                    const grid::Array3<Real>& solid_phi, const NeighbourReach& reach,
                                    const std::vector<Index>& cells) {
+  // near: where the fit's cells lie (2 cells); read: what any estimate reads
+  // (2 more: the fit's blocks and their sub-cells' centres).
   grid::Array3<char> near(rho.size(), 0);
   for (Index c : cells) near[c] = 1;
   grid::dilate(near, 2);
+  grid::Array3<char> read = near;
+  grid::dilate(read, 2);
   Workspace work{grid::Array3<char>(rho.size(), 0), grid::Array3<char>(rho.size(), EMPTY),
                  grid::Array3<int>(rho.size(), -1)};
   const Real far = 1.5 * grid.dx;
+  grid::Array3<Real> psi(rho.size(), 0);
   parallel_for(0, rho.count(), [&](Index n) {
+    if (!read[n]) return;
     const Vec3i c = rho.coord(n);
     work.solid[n] = solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) <= far;
+    psi[n] = colour_kernel_cdf_inverse(rho[n]);
   });
-  grid::Array3<Real> psi(rho.size(), 0);
-  parallel_for(0, psi.count(), [&](Index n) { psi[n] = colour_kernel_cdf_inverse(rho[n]); });
   std::vector<Index> surface;
   for (Index c = 0; c < rho.count(); ++c) {
     if (!near[c]) continue;
@@ -257,7 +262,14 @@ std::vector<Real> natural_fraction(const grid::MacGrid& grid, const grid::Array3
       if (f > 0) psi[c] += colour_kernel_cdf_inverse(rho[c]) - colour_kernel_cdf_inverse(f);
     });
   }
-  return estimate(psi, reach, cells, work);
+  std::vector<Real> out = estimate(psi, reach, cells, work);
+  // The fit's cells are its data: their reference is their own rho.
+  grid::Array3<char>& fitted = work.kind;
+  for (Index c : surface) fitted[c] = 1;
+  for (std::size_t r = 0; r < cells.size(); ++r)
+    if (fitted[cells[r]]) out[r] = -1;
+  for (Index c : surface) fitted[c] = EMPTY;
+  return out;
 }
 
 }  // namespace fsicut::levelset

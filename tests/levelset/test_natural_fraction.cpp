@@ -56,7 +56,11 @@ std::vector<Band> compare(const std::function<bool(const Vec3&)>& inside, const 
     const Real d = depth(g.cell_center(at.x(), at.y(), at.z())) / g.dx;
     for (std::size_t b = 0; b < from.size(); ++b)
       if (d >= from[b] && d < from[b] + 0.25) {
-        REQUIRE(ref[r] >= 0);
+        // Only the cells beside the surface (about a cell deep or less) have none.
+        if (ref[r] < 0) {
+          CHECK(d < 1.25);
+          continue;
+        }
         bands[b].mean += rho[cells[r]] - ref[r];
         ++bands[b].cells;
       }
@@ -84,9 +88,10 @@ TEST_CASE("natural fraction: the kernel's integral and its inverse") {
 // Within 0.8 %, well under the density correction's trigger (2 %): the seeded
 // particles themselves read 0.6 % above the continuum K(1) one cell under a
 // level surface, and a band's mean carries the jitter's +-0.3 %. Without the
-// fit of the outline to the surface cells the ball's reference is 2-3 % low
-// within a cell of its surface (1.4 % at 0.75 cells).
-TEST_CASE("natural fraction: seeded half-spaces and a ball read as seeded at every depth") {
+// fit of the outline to the cells beside the surface the ball's cells 0.75
+// cells deep read 1.4 % above their reference. The cells beside the surface
+// (the fit's data) have none.
+TEST_CASE("natural fraction: seeded half-spaces and a ball read as seeded at every depth with a reference") {
   const std::vector<Real> from = {0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0};
   auto check = [](const std::vector<Band>& bands) {
     int filled = 0;
@@ -100,24 +105,24 @@ TEST_CASE("natural fraction: seeded half-spaces and a ball read as seeded at eve
   SUBCASE("level, the surface through cell centres") {
     const Real level = 16.5 / 32;
     CHECK(check(compare([&](const Vec3& x) { return x.y() < level; }, [&](const Vec3& x) { return level - x.y(); },
-                        from)) == 4);
+                        from)) == 3);
   }
   SUBCASE("level, the surface on a face plane") {
     const Real level = 0.5;
     CHECK(check(compare([&](const Vec3& x) { return x.y() < level; }, [&](const Vec3& x) { return level - x.y(); },
-                        from)) == 3);
+                        from)) == 2);
   }
   SUBCASE("tilted") {
     const Vec3 normal = Vec3(0.3, 1, 0.5).normalized();
     const Vec3 point(0.5, 0.5, 0.5);
     CHECK(check(compare([&](const Vec3& x) { return (x - point).dot(normal) < 0; },
-                        [&](const Vec3& x) { return -(x - point).dot(normal); }, from)) == 10);
+                        [&](const Vec3& x) { return -(x - point).dot(normal); }, from)) == 7);
   }
   SUBCASE("a ball 9.6 cells in radius") {
     const Vec3 centre(0.5, 0.5, 0.5);
     const Real radius = 0.3;
     CHECK(check(compare([&](const Vec3& x) { return (x - centre).norm() < radius; },
-                        [&](const Vec3& x) { return radius - (x - centre).norm(); }, from)) == 10);
+                        [&](const Vec3& x) { return radius - (x - centre).norm(); }, from)) == 7);
   }
 }
 
