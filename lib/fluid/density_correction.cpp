@@ -62,24 +62,33 @@ grid::Array3<char> near_air(const grid::Array3<Real>& phi) {
 // What each liquid cell's rho should read as seeded: 1 deep in the liquid,
 // rho_ref (levelset/natural_fraction.hpp) within DEEP_CELLS of the air, 0
 // where neither applies (near solids and thin walls within DEEP_CELLS of the
-// air, where the block-mean rule of step 2 acts instead).
-grid::Array3<Real> reference(const Liquid& l, const grid::Array3<Real>& rho, const grid::Array3<char>& surface) {
-  grid::Array3<Real> ref(rho.size(), 0);
+// air, where the block-mean rule of step 2 acts instead); `beside` flags the
+// cells beside the surface, whose rho_ref is fitted to their own rho: they
+// are corrected with the rest but do not start a correction.
+struct Reference {
+  grid::Array3<Real> ref;
+  grid::Array3<char> beside;
+};
+Reference reference(const Liquid& l, const grid::Array3<Real>& rho, const grid::Array3<char>& surface) {
+  Reference r{grid::Array3<Real>(rho.size(), 0), grid::Array3<char>(rho.size(), 0)};
   std::vector<Index> band;
   for (Index idx = 0; idx < rho.count(); ++idx) {
     if (!(rho[idx] > 0)) continue;
     if (surface[idx]) band.push_back(idx);
-    else ref[idx] = 1;
+    else r.ref[idx] = 1;
   }
-  if (band.empty()) return ref;
+  if (band.empty()) return r;
   // rho at every centre, air included, for the outline.
   grid::Array3<Real> all(rho.size(), 0);
   const Real per_metre = levelset::COLOUR_KERNEL_CENTRE / l.grid.dx;
   parallel_for(0, all.count(), [&](Index idx) { all[idx] = std::clamp<Real>(0.5 - l.liquid_phi[idx] * per_metre, 0, 1); });
-  const std::vector<Real> natural = levelset::natural_fraction(l.grid, all, l.solid_phi, l.reach, band);
-  for (std::size_t r = 0; r < band.size(); ++r)
-    if (natural[r] > 0) ref[band[r]] = natural[r];
-  return ref;
+  const levelset::NaturalFraction natural = levelset::natural_fraction(l.grid, all, l.solid_phi, l.reach, band);
+  for (std::size_t n = 0; n < band.size(); ++n)
+    if (natural.ref[n] > 0) {
+      r.ref[band[n]] = natural.ref[n];
+      r.beside[band[n]] = natural.beside[n];
+    }
+  return r;
 }
 
 // Step 2: the target divergence per cell, all 0 when no cell's block mean is
@@ -89,11 +98,14 @@ grid::Array3<Real> target_divergence(const Liquid& l, DensityCorrectionReport& r
   const grid::Array3<Real>& rho = f.cell;
   const grid::Array3<Real>& mean = f.mean;
   const grid::Array3<char> surface = near_air(l.liquid_phi);
-  const grid::Array3<Real> ref = reference(l, rho, surface);
-  // The block mean of rho - ref over the cells with a reference.
+  const Reference reference_of = reference(l, rho, surface);
+  const grid::Array3<Real>& ref = reference_of.ref;
+  const grid::Array3<char>& beside = reference_of.beside;
+  auto checked = [&](Index idx) { return ref[idx] > 0 && !beside[idx]; };
+  // The block mean of rho - ref over the cells with a reference not beside the surface.
   grid::Array3<Real> excess(rho.size(), 0);
   parallel_for(0, rho.count(), [&](Index idx) {
-    if (!(ref[idx] > 0)) return;
+    if (!checked(idx)) return;
     const Vec3i c = rho.coord(idx);
     Real sum = 0;
     int n = 0;
@@ -101,15 +113,17 @@ grid::Array3<Real> target_divergence(const Liquid& l, DensityCorrectionReport& r
       for (int dj = -1; dj <= 1; ++dj)
         for (int di = -1; di <= 1; ++di) {
           const Vec3i b = c + Vec3i(di, dj, dk);
-          if (!rho.inside(b.x(), b.y(), b.z()) || !(ref(b) > 0)) continue;
-          sum += rho(b) - ref(b);
+          if (!rho.inside(b.x(), b.y(), b.z())) continue;
+          const Index nb = rho.index(b.x(), b.y(), b.z());
+          if (!checked(nb)) continue;
+          sum += rho[nb] - ref[nb];
           ++n;
         }
     excess[idx] = sum / n;
   });
   grid::Array3<char> kind(mean.size(), 0);  // 1 over-dense, 2 under-dense
   parallel_for(0, mean.count(), [&](Index idx) {
-    if (!(mean[idx] > 0)) return;
+    if (!(mean[idx] > 0) || beside[idx]) return;
     if (ref[idx] > 0) {
       if (excess[idx] > DENSITY_TRIGGER) kind[idx] = 1;
       if (excess[idx] < -DENSITY_TRIGGER) kind[idx] = 2;

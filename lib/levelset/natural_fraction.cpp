@@ -37,7 +37,7 @@ constexpr int SUB3 = SUB * SUB * SUB;
 constexpr Real sub_offset(int s) { return (s + 0.5) / SUB - 0.5; }
 // The surface cells whose rho the outline is fitted to, and the fit's rounds.
 constexpr Real FIT_MIN = 0.02;
-constexpr int FIT_ITERATIONS = 1;
+constexpr int FIT_ITERATIONS = 2;
 
 // W(x_c - s) / SUB^3 for the sub-cell s (bit pattern sx + SUB (sy + SUB sz))
 // of the neighbour at offset o (reach_bit order).
@@ -221,9 +221,9 @@ std::vector<Real> estimate(const grid::Array3<Real>& psi, const NeighbourReach& 
 
 }  // namespace
 
-std::vector<Real> natural_fraction(const grid::MacGrid& grid, const grid::Array3<Real>& rho,
-                                   const grid::Array3<Real>& solid_phi, const NeighbourReach& reach,
-                                   const std::vector<Index>& cells) {
+NaturalFraction natural_fraction(const grid::MacGrid& grid, const grid::Array3<Real>& rho,
+                                 const grid::Array3<Real>& solid_phi, const NeighbourReach& reach,
+                                 const std::vector<Index>& cells) {
   // near: where the fit's cells lie (2 cells); read: what any estimate reads
   // (2 more: the fit's blocks and their sub-cells' centres).
   grid::Array3<char> near(rho.size(), 0);
@@ -262,12 +262,10 @@ std::vector<Real> natural_fraction(const grid::MacGrid& grid, const grid::Array3
       if (f > 0) psi[c] += colour_kernel_cdf_inverse(rho[c]) - colour_kernel_cdf_inverse(f);
     });
   }
-  std::vector<Real> out = estimate(psi, reach, cells, work);
-  // The fit's cells are its data: their reference is their own rho.
+  NaturalFraction out{estimate(psi, reach, cells, work), std::vector<char>(cells.size(), 0)};
   grid::Array3<char>& fitted = work.kind;
   for (Index c : surface) fitted[c] = 1;
-  for (std::size_t r = 0; r < cells.size(); ++r)
-    if (fitted[cells[r]]) out[r] = -1;
+  for (std::size_t r = 0; r < cells.size(); ++r) out.beside[r] = fitted[cells[r]];
   for (Index c : surface) fitted[c] = EMPTY;
   return out;
 }

@@ -28,9 +28,9 @@
 //      in the grid: the colour kernel over the outlined region, normalised as
 //      rho is over the open space.
 //   Before step 3 for the cells asked for, the outline is fitted to the cells
-//   beside the surface (a face neighbour on the other side of rho = 1/2): one
-//   round of psi += K^-1(rho) - K^-1(rho_ref) there (a second moved the
-//   test's band means by up to 0.15 % and cost a third more). Why: K^-1 reads a curved
+//   beside the surface (a face neighbour on the other side of rho = 1/2): two
+//   rounds of psi += K^-1(rho) - K^-1(rho_ref) there (the second moves the
+//   test's band means by up to 0.15 % and costs a fifth of the whole). Why: K^-1 reads a curved
 //   surface's rho as a flat one's; without the fit a ball 9.6 cells in radius
 //   reads 2-3 % above its reference within a cell of its surface.
 // Measured (tests/levelset/test_natural_fraction.cpp): for seeded half-spaces,
@@ -39,9 +39,11 @@
 // from the continuum one cell under a level surface), and particles spread 4 %
 // apart under a surface read 3.7 % below their reference.
 //
-// Cells are not estimated (rho_ref = -1) beside the surface (the fit's cells:
-// their rho is what the outline is drawn from, so it cannot also be checked
-// against it), where a solid is within 1.5 cells of the 3 x 3 x 3 block's
+// The cells beside the surface (the fit's cells) are flagged: their rho_ref is
+// their own rho up to the fit's residual (2 % at a wedge such as a surge's
+// nose on a floor), so it says how far to move their particles once a
+// correction runs but cannot say whether one should. Cells are not estimated
+// (rho_ref = -1) where a solid is within 1.5 cells of the 3 x 3 x 3 block's
 // centres or a thin solid cuts the block (reach not REACH_ALL): the open space
 // there is not what this counts.
 #include <vector>
@@ -58,12 +60,17 @@ Real colour_kernel_cdf(Real t);
 // Its inverse on [0, 1] (values outside are clamped): t in [-3/2, 3/2].
 Real colour_kernel_cdf_inverse(Real y);
 
+struct NaturalFraction {
+  std::vector<Real> ref;     // per cell asked for; -1: not estimated
+  std::vector<char> beside;  // per cell asked for; 1: beside the surface (a fit cell)
+};
+
 // rho_ref (steps 1-3) for the cells `cells` (flat indices) from the smoothed
 // fraction `rho` at every cell centre (values outside [0, 1] are clamped), the
-// node solid SDF `solid_phi` [m] and the thin solids' `reach`; -1 for the cells
-// not estimated. Parallel over `cells`, deterministic.
-std::vector<Real> natural_fraction(const grid::MacGrid& grid, const grid::Array3<Real>& rho,
-                                   const grid::Array3<Real>& solid_phi, const NeighbourReach& reach,
-                                   const std::vector<Index>& cells);
+// node solid SDF `solid_phi` [m] and the thin solids' `reach`. Parallel over
+// `cells`, deterministic.
+NaturalFraction natural_fraction(const grid::MacGrid& grid, const grid::Array3<Real>& rho,
+                                 const grid::Array3<Real>& solid_phi, const NeighbourReach& reach,
+                                 const std::vector<Index>& cells);
 
 }  // namespace fsicut::levelset

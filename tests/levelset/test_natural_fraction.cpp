@@ -49,15 +49,17 @@ std::vector<Band> compare(const std::function<bool(const Vec3&)>& inside, const 
     const Vec3i at = rho.coord(c);
     if ((at.array() >= 2).all() && (at.array() < n - 2).all()) cells.push_back(c);
   }
-  const std::vector<Real> ref = levelset::natural_fraction(g, rho, solid, {}, cells);
+  const levelset::NaturalFraction natural = levelset::natural_fraction(g, rho, solid, {}, cells);
+  const std::vector<Real>& ref = natural.ref;
   std::vector<Band> bands(from.size());
   for (std::size_t r = 0; r < cells.size(); ++r) {
     const Vec3i at = rho.coord(cells[r]);
     const Real d = depth(g.cell_center(at.x(), at.y(), at.z())) / g.dx;
     for (std::size_t b = 0; b < from.size(); ++b)
       if (d >= from[b] && d < from[b] + 0.25) {
-        // Only the cells beside the surface (about a cell deep or less) have none.
-        if (ref[r] < 0) {
+        REQUIRE(ref[r] >= 0);
+        // The cells beside the surface (about a cell deep or less) are the fit's.
+        if (natural.beside[r]) {
           CHECK(d < 1.25);
           continue;
         }

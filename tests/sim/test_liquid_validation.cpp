@@ -215,7 +215,7 @@ TEST_CASE("validation: the shipped dam break keeps its measured liquid volume wi
   // liquid: worst +0.92 % at 1.2 s, the plunging wave's particles one and two
   // cells under its surface spread 4 % apart; with the cells near the air
   // corrected against what they read as seeded (levelset/natural_fraction.hpp):
-  // worst +0.34 % at 2.2 s, +0.09 % at 3 s.
+  // worst -0.23 % at 1.5 s, -0.14 % at 3 s.
   const auto start = std::chrono::steady_clock::now();
   sim::SimState state = sim::build_state(scene::load_scene((test::source_dir() / "scenes/dam_break.json").string()));
   Liquid& l = *state.liquid;
@@ -243,8 +243,9 @@ TEST_CASE("validation: the torus splash has its measured volume back within 1 % 
   // its water ends as a layer about a third of a cell deep on the floor. phi's
   // ramp read -9.9 % at 1 s (-22 % at 0.53 s) though no particle is lost; the
   // shares read the layer whole. During the splash the measure dips by up to
-  // 3.7 % (0.7 s): the particles landing on the floor pack closer than seeded,
-  // and a cell holds at most a cell of liquid.
+  // 2.4 % (0.7 s): the particles landing on the floor pack closer than seeded,
+  // and a cell holds at most a cell of liquid (3.7 % before the correction
+  // had a reference near the free surface); -0.59 % at 1 s.
   const auto start = std::chrono::steady_clock::now();
   sim::SimState state =
       sim::build_state(scene::load_scene((test::source_dir() / "scenes/torus_splash.json").string()));
