@@ -61,11 +61,38 @@ Vec3 fitted_value(const grid::MacGrid& grid, const NodeField& field, const std::
 }  // namespace
 
 void extrapolate(const grid::MacGrid& grid, NodeField& field, std::vector<char>& valid, int layers) {
+  // The ring can only lie in the box of the valid nodes grown by one node per
+  // layer: scanning that box, not the grid, is what keeps a small solid in a
+  // large box cheap (a ball 19 cells across in a 64 x 75 x 64 smoke box: the
+  // grid scan was 9 % of the Ball benchmark's profile).
   const Index n = node_count(grid);
+  Vec3i lo = grid.resolution, hi = Vec3i::Constant(-1);
+  for (Index node = 0; node < n; ++node)
+    if (valid[node]) {
+      const Vec3i c = node_coord(grid, node);
+      lo = lo.cwiseMin(c);
+      hi = hi.cwiseMax(c);
+    }
+  if ((hi.array() < 0).any()) return;
+  std::vector<char> in_ring(static_cast<std::size_t>(n), 0);
   for (int layer = 0; layer < layers; ++layer) {
+    lo = (lo - Vec3i::Ones()).cwiseMax(Vec3i::Zero());
+    hi = (hi + Vec3i::Ones()).cwiseMin(grid.resolution);
+    parallel_for(0, static_cast<Index>(hi.z() - lo.z() + 1), [&](Index dz) {
+      const int k = lo.z() + static_cast<int>(dz);
+      for (int j = lo.y(); j <= hi.y(); ++j)
+        for (int i = lo.x(); i <= hi.x(); ++i) {
+          const Index node = node_index(grid, Vec3i(i, j, k));
+          in_ring[node] = !valid[node] && touches_valid(grid, valid, Vec3i(i, j, k));
+        }
+    });
     std::vector<Index> ring;
-    for (Index node = 0; node < n; ++node)
-      if (!valid[node] && touches_valid(grid, valid, node_coord(grid, node))) ring.push_back(node);
+    for (int k = lo.z(); k <= hi.z(); ++k)
+      for (int j = lo.y(); j <= hi.y(); ++j)
+        for (int i = lo.x(); i <= hi.x(); ++i) {
+          const Index node = node_index(grid, Vec3i(i, j, k));
+          if (in_ring[node]) ring.push_back(node);
+        }
     if (ring.empty()) return;
     std::vector<Vec3> values(ring.size());
     parallel_for_from(MIN_PARALLEL_NODES, static_cast<Index>(ring.size()),
