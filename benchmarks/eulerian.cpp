@@ -132,6 +132,7 @@ void run(const Options& o, const std::string& solver) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  fsicut::use_passive_wait_policy(argv);  // as fsicut itself (app/main.cpp)
   const Options o = parse(argc, argv);
   if (o.solver == "both") {
     run(o, "pcr");
