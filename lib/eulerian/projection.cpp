@@ -163,7 +163,11 @@ linsolve::Report solve_pressure(const linsolve::SparseMatrix& J, const Vector& m
 linsolve::Report correct_velocity(const linsolve::SparseMatrix& J, const Vector& mass, const linsolve::SparseMatrix& G,
                                   const Vector& p, Vector& v, const ProjectionSettings& settings) {
   if (J.rows() == 0) return linsolve::nothing_to_solve();
-  const Vector impulse = J.transpose() * p;
+  return correct_velocity(Vector(J.transpose() * p), mass, G, v, settings);
+}
+
+linsolve::Report correct_velocity(const Vector& impulse, const Vector& mass, const linsolve::SparseMatrix& G, Vector& v,
+                                  const ProjectionSettings& settings) {
   Vector delta = impulse.cwiseQuotient(mass);
   linsolve::Report report = linsolve::nothing_to_solve();
   if (settings.correction == Correction::system) {

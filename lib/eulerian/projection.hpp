@@ -105,6 +105,9 @@ linsolve::Report solve_pressure(const linsolve::SparseMatrix& J, const Vector& m
 // Jacobi PCG to settings.correction_tolerance).
 linsolve::Report correct_velocity(const linsolve::SparseMatrix& J, const Vector& mass, const linsolve::SparseMatrix& G,
                                   const Vector& p, Vector& v, const ProjectionSettings& settings);
+// The same given the impulse J^T p (3U) [N s].
+linsolve::Report correct_velocity(const Vector& impulse, const Vector& mass, const linsolve::SparseMatrix& G, Vector& v,
+                                  const ProjectionSettings& settings);
 
 // Lines 9-11 at once: the saddle-point system of Eq. 11,
 //   [G  J^T] [v]   [f*]

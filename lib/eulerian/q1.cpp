@@ -34,28 +34,6 @@ std::array<Vec3, CORNERS> shape_gradients(const Vec3& xi) {
   return g;
 }
 
-Vec3i corner_offset(int q) { return {q & 1, (q >> 1) & 1, (q >> 2) & 1}; }
-
-Index node_index(const grid::MacGrid& grid, const Vec3i& node) {
-  const Vec3i s = grid.node_shape();
-  return node.x() + static_cast<Index>(s.x()) * (node.y() + static_cast<Index>(s.y()) * node.z());
-}
-
-Vec3i node_coord(const grid::MacGrid& grid, Index node) {
-  const Vec3i s = grid.node_shape();
-  const Index r = node / s.x();
-  return {static_cast<int>(node % s.x()), static_cast<int>(r % s.y()), static_cast<int>(r / s.y())};
-}
-
-Index node_count(const grid::MacGrid& grid) {
-  const Vec3i s = grid.node_shape();
-  return static_cast<Index>(s.x()) * s.y() * s.z();
-}
-
-Index corner_node(const grid::MacGrid& grid, const Vec3i& cell, int q) {
-  return node_index(grid, cell + corner_offset(q));
-}
-
 NodeField zero_field(const grid::MacGrid& grid) { return NodeField::Zero(3 * node_count(grid)); }
 
 Mat3 local_gradient(const grid::MacGrid& grid, const NodeField& field, const Vec3i& cell, const Vec3& xi) {

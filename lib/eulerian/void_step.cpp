@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "lib/core/error.hpp"
 #include "lib/eulerian/advection.hpp"
 #include "lib/eulerian/elasticity.hpp"
+#include "lib/eulerian/pressure_operator.hpp"
 
 namespace fsicut::eulerian {
 
@@ -22,7 +24,8 @@ struct StepSystem {
   Vector force;                 // 3U: f_ext + f [N]
   linsolve::SparseMatrix G;     // Eq. 8 [kg]
   Vector v;                     // 3U: v^n, then v*, then v^{n+1} [m/s]
-  linsolve::SparseMatrix J;     // #constraints x 3U [m^2]
+  linsolve::SparseMatrix J;     // #constraints x 3U [m^2]: the saddle-point solve's
+  std::optional<PressureOperator> A;  // J M^-1 J^T and J on the fly: the primal-dual solve's
   Vector b;                     // #constraints: prescribed volume rates [m^3/s]
 };
 
@@ -61,8 +64,8 @@ linsolve::Report solve_unconstrained_velocity(const EulerianSolid& solid, Real d
 // b the volume drift correction (projection.hpp).
 linsolve::Report compute_pressure(EulerianSolid& solid, Real dt, const VoidStepSettings& settings, StepSystem& s,
                                   Vector& p) {
-  s.J = divergence_matrix(solid.grid, s.state.cells, s.unknowns);
-  p.resize(s.J.rows());
+  s.A.emplace(solid.grid, s.state.cells, s.unknowns, s.mass);
+  p.resize(s.A->rows());
   for (std::size_t r = 0; r < s.state.cells.size(); ++r) {
     const Vec3i& c = s.state.cells[r];
     p[r] = solid.pressure.size() == solid.grid.cell_count()
@@ -70,8 +73,7 @@ linsolve::Report compute_pressure(EulerianSolid& solid, Real dt, const VoidStepS
                : 0;
   }
   s.b = volume_drift_rates(solid.grid, s.state, dt, settings.projection.drift_relaxation);
-  const linsolve::Report r = solve_pressure(pressure_matrix(solid.grid, s.state.cells, s.unknowns, s.mass), s.J, s.b,
-                                            s.v, p, settings.projection);
+  const linsolve::Report r = solve_pressure(*s.A, s.b, s.v, p, settings.projection);
   require_converged(r, "pressure (Eq. 12)");
   return r;
 }
@@ -79,7 +81,8 @@ linsolve::Report compute_pressure(EulerianSolid& solid, Real dt, const VoidStepS
 // Line 11: v^{n+1} = v* - M^-1 J^T p (Eq. 13); keeps p as the next warm start.
 linsolve::Report pressure_project(EulerianSolid& solid, const VoidStepSettings& settings, StepSystem& s,
                                   const Vector& p) {
-  const linsolve::Report r = correct_velocity(s.J, s.mass, s.G, p, s.v, settings.projection);
+  const linsolve::Report r = s.A->rows() == 0 ? linsolve::nothing_to_solve()
+                                              : correct_velocity(s.A->transpose(p), s.mass, s.G, s.v, settings.projection);
   require_converged(r, "velocity correction (Eq. 13)");
   solid.pressure = Vector::Zero(solid.grid.cell_count());
   for (std::size_t k = 0; k < s.state.cells.size(); ++k) {
@@ -230,9 +233,9 @@ VoidStepReport step_in_void(EulerianSolid& solid, Real dt, const VoidStepSetting
   if (settings.incompressible && !kkt) {
     Vector p;
     report.pressure = compute_pressure(solid, dt, settings, s, p);
-    const Real before = (s.J * s.v - s.b).norm();
+    const Real before = s.A->rows() == 0 ? 0 : (s.A->divergence(s.v) - s.b).norm();
     report.correction = pressure_project(solid, settings, s, p);
-    report.divergence = before > 0 ? (s.J * s.v - s.b).norm() / before : 0;
+    report.divergence = before > 0 ? (s.A->divergence(s.v) - s.b).norm() / before : 0;
   }
   update_displacement(solid, dt, settings.band, s.unknowns.nodes, s.v, settings.velocity.integration);
   if (settings.velocity.integration != Integration::newmark) advect_displacement(solid, dt);
@@ -245,7 +248,7 @@ VoidStepReport step_in_void(EulerianSolid& solid, Real dt, const VoidStepSetting
     throw SimulationError("eulerian solid: no grid node maps into the solid's material any more (the step blew up)");
   report.max_speed = band_speed(s.v);
   report.unknowns = s.unknowns.size();
-  report.constraints = s.J.rows();
+  report.constraints = s.A ? s.A->rows() : s.J.rows();
   report.inverted = s.state.inverted;
   report.elastic_energy = elastic_energy(s.state);
   report.volume = solid_volume(solid.grid, s.state);

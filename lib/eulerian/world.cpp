@@ -1,14 +1,15 @@
 #include "lib/eulerian/world.hpp"
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 
 #include "lib/core/error.hpp"
 #include "lib/eulerian/advection.hpp"
+#include "lib/eulerian/constraints.hpp"
 #include "lib/eulerian/deformation.hpp"
 #include "lib/eulerian/elasticity.hpp"
+#include "lib/eulerian/pressure_operator.hpp"
 #include "lib/linsolve/sparse.hpp"
 
 namespace fsicut::eulerian {
@@ -36,7 +37,8 @@ struct WorldSystem {
   linsolve::SparseMatrix G;           // Eq. 8 [kg]
   Vector v;                           // 3U: v^n, then v*, then v^{n+1} [m/s]
   std::vector<Vec3i> cells;           // constrained cells, in increasing index
-  linsolve::SparseMatrix J;           // #cells x 3U [m^2]
+  linsolve::SparseMatrix J;           // #cells x 3U [m^2]: the saddle-point solve's
+  std::optional<PressureOperator> A;  // J M^-1 J^T and J on the fly: the primal-dual solve's
   Vector b;                           // #cells [m^3/s]
 };
 
@@ -47,11 +49,6 @@ Real max_stretch_error(const grid::MacGrid& grid, const NodeField& u, const Elas
     strain = std::max(strain, (s - Vec3::Ones()).cwiseAbs().maxCoeff());
   }
   return strain;
-}
-
-Vec3i cell_coord(const grid::MacGrid& grid, Index c) {
-  const Index nx = grid.resolution.x(), ny = grid.resolution.y();
-  return Vec3i(static_cast<int>(c % nx), static_cast<int>((c / nx) % ny), static_cast<int>(c / (nx * ny)));
 }
 
 // Line 3: the solid's Gauss points with their volume fractions, and its
@@ -197,95 +194,10 @@ linsolve::Report solve_unconstrained_velocity(const World& world, Real dt, const
     return r;
   }
   const Vector rhs = right_hand_side(s.mass, s.G, dt, s.force, s.v, settings.velocity.integration);
-  linsolve::PcgSettings pcg;
-  pcg.tolerance = settings.velocity.tolerance;
-  pcg.max_iterations = settings.velocity.max_iterations;
-  pcg.preconditioner = linsolve::Preconditioner::jacobi;
-  const linsolve::Report r = linsolve::solve_pcg(s.G, rhs, s.v, pcg);
+  const linsolve::Report r =
+      solve_velocity_system(s.G, rhs, s.v, settings.velocity.tolerance, settings.velocity.max_iterations);
   require_converged(r, "velocity (Eq. 8)");
   return r;
-}
-
-// The cells of Eq. 12: every cell of a smoke box, the solids' cells in void.
-std::vector<Vec3i> constrained_cells(const World& world, const WorldSystem& s) {
-  std::vector<Index> indices;
-  if (world.smoke) {
-    // A cell whose corners are all walls or prescribed has no unknown to
-    // constrain (its row of J would be empty).
-    for (Index c = 0; c < world.grid.cell_count(); ++c) {
-      bool free = false;
-      for (int q = 0; q < CORNERS && !free; ++q) free = s.unknowns.of_node[corner_node(world.grid, cell_coord(world.grid, c), q)] >= 0;
-      if (free) indices.push_back(c);
-    }
-  } else {
-    for (const SolidTerms& t : s.solids)
-      for (const Vec3i& c : t.state.cells) indices.push_back(cell_index(world.grid, c));
-    std::sort(indices.begin(), indices.end());
-    indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
-  }
-  std::vector<Vec3i> cells;
-  cells.reserve(indices.size());
-  for (Index c : indices) cells.push_back(cell_coord(world.grid, c));
-  return cells;
-}
-
-// The kernel of J^T over the cells of a closed box (world.hpp): the
-// constant and, for every layer of cells across each axis, the layer's
-// checkerboard in the other two. On a layer across z, for instance,
-// p = (-1)^(i+j) gives (J^T p)_q = 0 at every interior node: each of the
-// node's eight cells pairs with one of the opposite sign along x or y.
-// Every cell lies in four modes: the constant and one layer per axis. The
-// modes' indices and values at cell c:
-struct CellModes {
-  std::array<Index, 4> index;
-  std::array<Real, 4> value;
-};
-
-// Relative residual of the kernel projection's normal equations (b's part along the kernel: far below Eq. 12's tolerance).
-constexpr Real KERNEL_TOLERANCE = 1e-10;
-
-CellModes cell_modes(const grid::MacGrid& grid, Index c) {
-  const Vec3i i = cell_coord(grid, c);
-  CellModes m;
-  m.index[0] = 0;
-  m.value[0] = 1;
-  Index first = 1;
-  for (int axis = 0; axis < 3; ++axis) {
-    m.index[axis + 1] = first + i[axis];
-    m.value[axis + 1] = ((i.sum() - i[axis]) % 2) ? -1.0 : 1.0;
-    first += grid.resolution[axis];
-  }
-  return m;
-}
-
-// Removes from b (one entry per cell of `cells`) its orthogonal projection
-// onto the kernel of J^T: least squares over the modes Phi (#cells x modes,
-// four entries per row). The modes overlap ((-1)^(i+j+k) lies in all three
-// families), so the normal equations Phi^T Phi c = Phi^T b are singular but
-// consistent: Jacobi PCG reaches a solution, and Phi c, the projection, is
-// unique. Why not a dense decomposition: the Gram matrix has 1 + nx + ny + nz
-// rows; a box 8000 cells long made it 0.5 GB and its factorization ran for
-// minutes without a cancellation point (a fuzz finding).
-void remove_kernel_components(const grid::MacGrid& grid, const std::vector<Vec3i>& cells, Vector& b) {
-  if (b.isZero(0)) return;
-  const Index count = 1 + grid.resolution.sum();
-  std::vector<Eigen::Triplet<Real, int>> entries;
-  entries.reserve(4 * cells.size());
-  for (std::size_t c = 0; c < cells.size(); ++c) {
-    const CellModes m = cell_modes(grid, cell_index(grid, cells[c]));
-    for (int a = 0; a < 4; ++a) entries.emplace_back(static_cast<int>(c), static_cast<int>(m.index[a]), m.value[a]);
-  }
-  linsolve::SparseMatrix phi(b.size(), count);
-  phi.setFromTriplets(entries.begin(), entries.end());
-  const linsolve::SparseMatrix phi_t = linsolve::transposed(phi);
-  const linsolve::SparseMatrix gram = linsolve::product(phi_t, phi);
-  linsolve::PcgSettings pcg;
-  pcg.tolerance = KERNEL_TOLERANCE;
-  pcg.max_iterations = static_cast<int>(std::min<Index>(10 * count, 100000));
-  pcg.preconditioner = linsolve::Preconditioner::jacobi;
-  Vector coefficients = Vector::Zero(count);
-  require_converged(linsolve::solve_pcg(gram, phi_t * b, coefficients, pcg), "kernel projection of b");
-  b -= phi * coefficients;
 }
 
 // b of Eq. 12 (world.hpp): the solids' drift rates, the inflows' J v.
@@ -306,11 +218,16 @@ Vector constraint_rates(const World& world, Real dt, const WorldSettings& settin
 }
 
 // Line 10: the pressure impulse of Eq. 12, warm-started from the last step.
-// J, b and the warm start of p.
-void set_up_constraints(const World& world, Real dt, const WorldSettings& settings, WorldSystem& s, Vector& p) {
-  s.cells = constrained_cells(world, s);
-  s.J = divergence_matrix(world.grid, s.cells, s.unknowns);
-  p.resize(s.J.rows());
+// The constrained cells, b, the warm start of p and J: as a matrix for the
+// saddle-point solve (`assembled`), else as the stencil (pressure_operator.hpp).
+void set_up_constraints(const World& world, Real dt, const WorldSettings& settings, WorldSystem& s, Vector& p,
+                        bool assembled) {
+  std::vector<const std::vector<Vec3i>*> solid_cells;
+  for (const SolidTerms& t : s.solids) solid_cells.push_back(&t.state.cells);
+  s.cells = constrained_cells(world.grid, s.unknowns, world.smoke.has_value(), solid_cells);
+  if (assembled) s.J = divergence_matrix(world.grid, s.cells, s.unknowns);
+  else s.A.emplace(world.grid, s.cells, s.unknowns, s.mass);
+  p.resize(static_cast<Index>(s.cells.size()));
   const bool warm = world.pressure.size() == world.grid.cell_count();
   for (std::size_t r = 0; r < s.cells.size(); ++r) p[r] = warm ? world.pressure[cell_index(world.grid, s.cells[r])] : 0;
   s.b = constraint_rates(world, dt, settings, s);
@@ -323,16 +240,16 @@ void keep_pressure(World& world, const WorldSystem& s, const Vector& p) {
 
 linsolve::Report compute_pressure(const World& world, Real dt, const WorldSettings& settings, WorldSystem& s,
                                   Vector& p) {
-  set_up_constraints(world, dt, settings, s, p);
-  const linsolve::Report r =
-      solve_pressure(pressure_matrix(world.grid, s.cells, s.unknowns, s.mass), s.J, s.b, s.v, p, settings.projection);
+  set_up_constraints(world, dt, settings, s, p, false);
+  const linsolve::Report r = solve_pressure(*s.A, s.b, s.v, p, settings.projection);
   require_converged(r, "pressure (Eq. 12)");
   return r;
 }
 
 // Line 11: v^{n+1} = v* - M^-1 J^T p (Eq. 13); keeps p as the next warm start.
 linsolve::Report pressure_project(World& world, const WorldSettings& settings, WorldSystem& s, const Vector& p) {
-  const linsolve::Report r = correct_velocity(s.J, s.mass, s.G, p, s.v, settings.projection);
+  const linsolve::Report r = s.cells.empty() ? linsolve::nothing_to_solve()
+                                             : correct_velocity(s.A->transpose(p), s.mass, s.G, s.v, settings.projection);
   require_converged(r, "velocity correction (Eq. 13)");
   keep_pressure(world, s, p);
   return r;
@@ -341,7 +258,7 @@ linsolve::Report pressure_project(World& world, const WorldSettings& settings, W
 // Lines 9-11 as one saddle-point solve (projection.hpp solve_kkt).
 linsolve::Report solve_constrained_velocity(World& world, Real dt, const WorldSettings& settings, WorldSystem& s) {
   Vector p;
-  set_up_constraints(world, dt, settings, s, p);
+  set_up_constraints(world, dt, settings, s, p, true);
   const Vector rhs = right_hand_side(s.mass, s.G, dt, s.force, s.v, settings.velocity.integration);
   const linsolve::Report r = solve_kkt(s.G, s.J, rhs, s.b, s.v, p, settings.projection.kkt_tolerance,
                                        settings.projection.kkt_max_iterations);
@@ -469,9 +386,9 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
     Vector p;
     report.pressure = compute_pressure(world, dt, settings, s, p);
     lap(report.seconds.pressure);
-    const Real before = (s.J * s.v - s.b).norm();
+    const Real before = s.cells.empty() ? 0 : (s.A->divergence(s.v) - s.b).norm();
     report.correction = pressure_project(world, settings, s, p);
-    report.divergence = before > 0 ? (s.J * s.v - s.b).norm() / before : 0;
+    report.divergence = before > 0 ? (s.A->divergence(s.v) - s.b).norm() / before : 0;
     lap(report.seconds.velocity);
   }
   report.momentum_solved = momentum(s.mass, s.v);
@@ -492,7 +409,7 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
   check_state(world, s);
   for (Index k = 0; k + 2 < s.v.size(); k += 3) report.max_speed = std::max(report.max_speed, s.v.segment<3>(k).norm());
   report.unknowns = s.unknowns.size();
-  report.constraints = s.J.rows();
+  report.constraints = static_cast<Index>(s.cells.size());
   return report;
 }
 

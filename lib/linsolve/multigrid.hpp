@@ -31,9 +31,6 @@
 
 namespace fsicut::linsolve {
 
-// y = S x for a linear operator given by its action (y is resized).
-using LinearOperator = std::function<void(const Vector& x, Vector& y)>;
-
 class Multigrid {
  public:
   // A: n x n SPD, both triangles stored. cells: n grid cells (coordinates >= 0),

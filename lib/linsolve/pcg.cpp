@@ -40,19 +40,26 @@ Report solve(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSetting
   return owned->report;
 }
 
-// y = (A + [U U^T 0; 0 0]) x; without U (no columns), A x.
+// y = (A + [U U^T 0; 0 0]) x; without U (no columns), A x; or y = map(x)
+// (no A: no floor).
 struct Operator {
-  const SparseMatrix& A;
+  const SparseMatrix* A = nullptr;
   const SparseMatrix* U = nullptr;
+  const LinearOperator* map = nullptr;
   Vector operator*(const Vector& x) const {
-    Vector y = A * x;
+    if (map) {
+      Vector y;
+      (*map)(x, y);
+      return y;
+    }
+    Vector y = *A * x;
     if (U && U->cols() > 0) y.head(U->rows()) += *U * (U->transpose() * x.head(U->rows()));
     return y;
   }
   // |A| |x| (+ |U| |U|^T |x|): the bound of the round-off floor.
   Vector abs_times(const Vector& x) const {
     const Vector a = x.cwiseAbs();
-    Vector y = A.cwiseAbs() * a;
+    Vector y = A->cwiseAbs() * a;
     if (U && U->cols() > 0) {
       const SparseMatrix u = U->cwiseAbs();
       y.head(U->rows()) += u * (u.transpose() * a.head(U->rows()));
@@ -63,7 +70,7 @@ struct Operator {
 
 Real floor_of(const Operator& op, const Vector& b, const Vector& x) {
   const Real bnorm = b.norm();
-  if (!(bnorm > 0)) return 0;
+  if (!(bnorm > 0) || op.map) return 0;
   const Vector bound = op.abs_times(x) + b.cwiseAbs();
   return std::numeric_limits<Real>::epsilon() * bound.norm() / bnorm;
 }
@@ -169,14 +176,19 @@ ApplyPreconditioner make_preconditioner(Preconditioner kind, SparseMatrix A, con
 
 Report solve_pcg(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSettings& s,
                  const ApplyPreconditioner& precondition) {
-  return pcg(Operator{A}, b, x, s, precondition);
+  return pcg(Operator{&A}, b, x, s, precondition);
 }
 
 Report solve_pcg(const SparseMatrix& A, const SparseMatrix& low_rank, const Vector& b, Vector& x,
                  const PcgSettings& s, const ApplyPreconditioner& precondition) {
-  return pcg(Operator{A, &low_rank}, b, x, s, precondition);
+  return pcg(Operator{&A, &low_rank}, b, x, s, precondition);
 }
 
-Real round_off_floor(const SparseMatrix& A, const Vector& b, const Vector& x) { return floor_of(Operator{A}, b, x); }
+Report solve_pcg(const LinearOperator& A, const Vector& b, Vector& x, const PcgSettings& s,
+                 const ApplyPreconditioner& precondition) {
+  return pcg(Operator{nullptr, nullptr, &A}, b, x, s, precondition);
+}
+
+Real round_off_floor(const SparseMatrix& A, const Vector& b, const Vector& x) { return floor_of(Operator{&A}, b, x); }
 
 }  // namespace fsicut::linsolve

@@ -57,6 +57,9 @@ constexpr Real ROUND_OFF_MARGIN = 10;
 // z = P^-1 r for a symmetric positive-definite preconditioner P (z is resized).
 using ApplyPreconditioner = std::function<void(const Vector& r, Vector& z)>;
 
+// y = S x for a linear operator given by its action (y is resized).
+using LinearOperator = std::function<void(const Vector& x, Vector& y)>;
+
 // The preconditioner `kind` of A (SPD, both triangles; taken by value: multigrid
 // keeps it as its finest level, so pass a temporary to spare a copy). `cells`:
 // the grid cell (coordinates >= 0) of each unknown, for multigrid; without them
@@ -86,5 +89,13 @@ Report solve_pcg(const SparseMatrix& A, const Vector& b, Vector& x, const PcgSet
 // The round-off floor counts |U| |U|^T |x| with |A| |x|.
 Report solve_pcg(const SparseMatrix& A, const SparseMatrix& low_rank, const Vector& b, Vector& x,
                  const PcgSettings& settings, const ApplyPreconditioner& precondition);
+
+// The same PCG for a matrix-free operator A (symmetric positive definite, or
+// semi-definite with b in its range). Its entries are not at hand, so there is
+// no round-off floor: converged means met_tolerance (Report::round_off_floor 0).
+// Why: a stencil applied on the fly reads a fraction of the memory of its
+// assembled matrix (eulerian/pressure_operator.hpp).
+Report solve_pcg(const LinearOperator& A, const Vector& b, Vector& x, const PcgSettings& settings,
+                 const ApplyPreconditioner& precondition);
 
 }  // namespace fsicut::linsolve

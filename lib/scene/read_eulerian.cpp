@@ -102,6 +102,7 @@ void read_eulerian_coupling(Object& c, const Where& cw, Coupling& coupling) {
   eu.solver = read_enum(e, "solver", names<EulerianCoupling::Solver>(), false, EulerianCoupling::Solver::pcr);
   eu.integration = read_enum(e, "integration", names<EulerianCoupling::Integration>(), false,
                              EulerianCoupling::Integration::semi_implicit);
+  e.get("contact_cfl", eu.contact_cfl, positive());
   e.finish();
 }
 

@@ -185,6 +185,10 @@ struct EulerianCoupling {
   // newmark: average acceleration, ours (eulerian/velocity_solve.hpp), either solver.
   enum class Integration { semi_implicit, explicit_euler, newmark };
   Integration integration = Integration::semi_implicit;
+  // The CFL number while two solids are less than 2 cells apart, time/cfl
+  // otherwise (the paper's Party: 0.6 near, 1.8 apart; eulerian/time_step.hpp);
+  // 0: absent, time/cfl throughout.
+  Real contact_cfl = 0;
 };
 
 struct Coupling {

@@ -138,6 +138,8 @@ std::string to_json(const Scene& s) {
                                  {"velocity_tolerance", e.velocity_tolerance},
                                  {"solver", name_of(e.solver)},
                                  {"integration", name_of(e.integration)}};
+    // Only when set: checkpoints written before the key existed keep resuming.
+    if (e.contact_cfl > 0) j["coupling"]["eulerian"]["contact_cfl"] = e.contact_cfl;
   }
   j["output"] = {{"directory", s.output.directory},
                  {"liquid", s.output.liquid},

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "lib/sim/eulerian_run.hpp"
 #include "lib/sim/probes.hpp"
 
 namespace fsicut::sim {
@@ -20,7 +21,8 @@ Real slack(const SimState& state) { return TIME_SLACK / state.scene.time.fps; }
 Real cfl_limit(const SimState& state) {
   const scene::Scene& s = state.scene;
   const Real speed = max_speed(state) + std::sqrt(GRAVITY_CFL_FACTOR * s.grid.cell_size * s.gravity.norm());
-  return speed > 0 ? s.time.cfl * s.grid.cell_size / speed : std::numeric_limits<Real>::infinity();
+  const Real cfl = state.eulerian ? eulerian_cfl(state) : s.time.cfl;
+  return speed > 0 ? cfl * s.grid.cell_size / speed : std::numeric_limits<Real>::infinity();
 }
 
 Substep choose_substep(const SimState& state, Real remaining, int substeps_left) {

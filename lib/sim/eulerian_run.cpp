@@ -8,6 +8,7 @@
 #include "lib/checkpoint/format.hpp"
 #include "lib/core/error.hpp"
 #include "lib/eulerian/measure.hpp"
+#include "lib/eulerian/time_step.hpp"
 #include "lib/levelset/mesh_sdf.hpp"
 #include "lib/sim/from_scene.hpp"
 #include "lib/sim/solid_mesh.hpp"
@@ -188,6 +189,11 @@ StepReport step_eulerian(SimState& state, Real dt, StageTimes& times) {
   }
   state.time += dt;
   return report;
+}
+
+Real eulerian_cfl(const SimState& state) {
+  const Real far = state.scene.time.cfl, near = state.scene.coupling.eulerian.contact_cfl;
+  return near > 0 ? eulerian::contact_cfl(state.eulerian->world, near, far) : far;
 }
 
 void add_eulerian_record(const SimState& state, json& record) {

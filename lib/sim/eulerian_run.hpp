@@ -73,6 +73,11 @@ checkpoint::EulerianRecord eulerian_record(const EulerianState& e);
 // sizes are not the scene's (another grid, other solids or meshes).
 void restore_eulerian(const checkpoint::EulerianRecord& record, const std::string& where, EulerianState& e);
 
+// The CFL number of the substep about to start: coupling/eulerian/contact_cfl
+// while two solids are less than 2 cells apart (eulerian/time_step.hpp),
+// time/cfl otherwise or when the key is absent.
+Real eulerian_cfl(const SimState& state);
+
 // The --validate lines of the scheme.
 std::string eulerian_summary(const SimState& state);
 

@@ -193,3 +193,17 @@ TEST_CASE("eulerian scene keys: each refusal exits 65 naming its pointer") {
     CHECK(contains(what, c.words));
   }
 }
+
+TEST_CASE("eulerian scene keys: contact_cfl is read and written back only when set - not positive exits 65 naming the pointer") {
+  const Scene s = parse(GRID + ", " + eulerian_solid() +
+                        R"(, "coupling": { "scheme": "eulerian", "eulerian": { "contact_cfl": 0.6 } })");
+  CHECK(s.coupling.eulerian.contact_cfl == 0.6);
+  CHECK(contains(to_json(s), "\"contact_cfl\": 0.6"));
+  CHECK(to_json(parse_scene(to_json(s), "e.json", "/scenes")) == to_json(s));
+  const Scene plain = parse(GRID + ", " + eulerian_solid() + ", " + SCHEME);
+  CHECK(plain.coupling.eulerian.contact_cfl == 0);
+  CHECK_FALSE(contains(to_json(plain), "contact_cfl"));
+  const std::string message = error_of(GRID + ", " + eulerian_solid() +
+                                       R"(, "coupling": { "scheme": "eulerian", "eulerian": { "contact_cfl": 0 } })");
+  CHECK(contains(message, "/coupling/eulerian/contact_cfl"));
+}

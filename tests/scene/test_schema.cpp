@@ -124,7 +124,8 @@ TEST_CASE("schema.json lists the keys and defaults the loader uses") {
   smoke["sources"] = json::array();  // the default; the source itself is checked below
   check_object("smoke", props["fluid"]["properties"]["smoke"]["properties"], smoke);
   check_object("smoke source", defs["smoke_source"]["properties"], er["fluid"]["smoke"]["sources"][0], {"velocity", "from", "until"});
-  check_object("coupling/eulerian", props["coupling"]["properties"]["eulerian"]["properties"], er["coupling"]["eulerian"]);
+  check_object("coupling/eulerian", props["coupling"]["properties"]["eulerian"]["properties"], er["coupling"]["eulerian"],
+               {"contact_cfl"});
   check_object("contact", defs["solid"]["properties"]["contact"]["properties"], er["solids"][0]["contact"]);
   CHECK(defs["solid"]["properties"]["representation"]["default"] == "lagrangian");
   // plasticity: written only for a plastic solid, yield required.

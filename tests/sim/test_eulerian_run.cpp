@@ -216,3 +216,27 @@ TEST_CASE("eulerian run: the substep estimate counts the grid at the eulerian co
   CHECK(cost.terms[0].count == "9600 cells");
   CHECK(cost.seconds == doctest::Approx(sim::EULERIAN_CELL_SECONDS * 9600).epsilon(1e-12));
 }
+
+TEST_CASE("eulerian run: contact_cfl sets the substep's CFL number while two solids are within 2 cells") {
+  // Two balls of radius 0.15 m (3 cells) on 0.05 m cells in void, their
+  // surfaces `gap` cells apart, time/cfl 1.8 and contact_cfl 0.6 (the paper's).
+  const auto two_balls = [](Real gap, const std::string& eulerian) {
+    const Real x = 0.5 + 0.15 + gap * 0.05;
+    return sim::build_state(scene::parse_scene(R"({
+      "grid": { "resolution": [32, 16, 16], "cell_size": 0.05 },
+      "time": { "fps": 24, "frames": 1, "cfl": 1.8 }, "gravity": [0, 0, 0],
+      "solids": [ { "name": "a", "representation": "eulerian", "velocity": [1, 0, 0],
+                    "mesh": { "type": "sphere", "center": [0.35, 0.4, 0.4], "radius": 0.15 } },
+                  { "name": "b", "representation": "eulerian",
+                    "mesh": { "type": "sphere", "center": [)" + std::to_string(x) + R"(, 0.4, 0.4], "radius": 0.15 } } ],
+      "coupling": { "scheme": "eulerian")" + eulerian + " } }",
+                                               "balls.json", "."));
+  };
+  const std::string paper = R"(, "eulerian": { "contact_cfl": 0.6 })";
+  CHECK(sim::eulerian_cfl(two_balls(1, paper)) == 0.6);
+  CHECK(sim::eulerian_cfl(two_balls(4, paper)) == 1.8);
+  CHECK(sim::eulerian_cfl(two_balls(1, "")) == 1.8);
+  // The substep follows: the fastest speed is 1 m/s, so dt = cfl dx / (1 m/s + the gravity term, 0 here).
+  CHECK(sim::cfl_limit(two_balls(1, paper)) == doctest::Approx(0.6 * 0.05 / 1));
+  CHECK(sim::cfl_limit(two_balls(4, paper)) == doctest::Approx(1.8 * 0.05 / 1));
+}
