@@ -474,9 +474,11 @@ bool has_thread(pid_t pid, const std::string& name) {
 
 // Starts fsicut on `scene_text` (named `dir`), waits until it runs a thread
 // named `thread`, sends SIGTERM, and checks the stop: exit 75 within 5 s,
-// one checkpoint, of frame 0 (the abandoned substep's start), nothing but
-// frame 0 in stats.jsonl.
-void check_stop_during(const std::string& dir_name, const char* scene_text, const char* thread) {
+// one checkpoint, at the abandoned substep's start within frame 1 (at t = 0
+// when `first_substep`: the thread is seen in the first substep), nothing
+// but frame 0 in stats.jsonl.
+void check_stop_during(const std::string& dir_name, const char* scene_text, const char* thread,
+                       bool first_substep = true) {
   ScratchDir dir(dir_name);
   const fs::path scene = write_scene(dir, "slow.json", scene_text);
   const fs::path out = dir / "out";
@@ -495,13 +497,21 @@ void check_stop_during(const std::string& dir_name, const char* scene_text, cons
                      << code << " " << seconds << " s later: " << err);
   CHECK(code == 75);
   CHECK(seconds < 5);
-  CHECK(contains(err, "interrupted by SIGTERM at t = 0 s (frame 0 done); checkpoint "));
   const auto files = fsicut::checkpoint::list(out);
   REQUIRE(files.size() == 1);
   const auto info = fsicut::checkpoint::inspect(fsicut::checkpoint::read_bytes(files[0]), files[0].string());
   CHECK(info.frame == 0);
-  CHECK(info.time == 0);
-  CHECK_FALSE(info.mid_frame);
+  if (first_substep) {
+    CHECK(contains(err, "interrupted by SIGTERM at t = 0 s (frame 0 done); checkpoint "));
+    CHECK(info.time == 0);
+    CHECK_FALSE(info.mid_frame);
+  } else {
+    std::ostringstream at;
+    at << "interrupted by SIGTERM at t = " << info.time << " s (frame 0 done); checkpoint ";
+    CHECK_MESSAGE(contains(err, at.str()), at.str());
+    CHECK(info.time >= 0);
+    CHECK(info.time < 1.0 / 24);
+  }
   CHECK(stats_lines(out) == 1);
 }
 
@@ -526,8 +536,12 @@ TEST_CASE("a signal during an Eulerian solve stops the run within 5 s with exit 
   // Eigen's iterations have no cancellation point: the solve runs on a thread
   // named "pcg" that the run abandons on a stop (linsolve/pcg.cpp). Before,
   // a fuzzed Eulerian scene 11000 cells tall ran its pressure solve for 20 s
-  // past SIGTERM.
-  check_stop_during("eulerian-signal", SLOW_EULERIAN_SCENE, "pcg");
+  // past SIGTERM. The pressure solve is now matrix-free in our own PCG, which
+  // polls the stop every iteration; the thread named pcg is an Eigen solve
+  // that lives briefly in every substep, and on a busy machine the first one
+  // seen may be a later substep's: the checkpoint is that substep's start
+  // within frame 1 (t = 0.0186 s in one CI run, t = 0 on an idle machine).
+  check_stop_during("eulerian-signal", SLOW_EULERIAN_SCENE, "pcg", false);
 }
 
 // Pids of the processes whose command line mentions `text` (fsicut and the
