@@ -344,6 +344,10 @@ std::string encode(const Snapshot& s) {
       for (const Points& p : s.surfaces) put_points(b, p);
     });
   if (has_measures(s)) put_section(w, SECTION_MEASURES, count, [&](ByteWriter& b) { put_measures(b, s); });
+  if (!s.pieces[0].empty() || !s.pieces[1].empty() || !s.pieces[2].empty())
+    put_section(w, SECTION_PIECES, count, [&](ByteWriter& b) {
+      for (const std::vector<double>& axis : s.pieces) put_doubles(b, axis);
+    });
   if (s.eulerian) put_section(w, SECTION_EULERIAN, count, [&](ByteWriter& b) { put_eulerian(b, *s.eulerian); });
   const std::size_t payload = w.size() - HEADER_SIZE;
   w.patch_u32(COUNT_OFFSET, count);
@@ -412,6 +416,10 @@ Snapshot decode(const std::string& bytes, const std::string& file) {
   if (has(all, SECTION_MEASURES)) {
     ByteReader measures = section(all, SECTION_MEASURES, file);
     get_measures(measures, s);
+  }
+  if (has(all, SECTION_PIECES)) {
+    ByteReader pieces = section(all, SECTION_PIECES, file);
+    for (std::vector<double>& axis : s.pieces) axis = get_doubles(pieces, "piece velocities");
   }
   if (has(all, SECTION_EULERIAN)) {
     ByteReader eulerian = section(all, SECTION_EULERIAN, file);

@@ -34,6 +34,8 @@
 //             text, str the partial frame's probe rows, f64 its loads' seconds,
 //             u64 n and f64 x n its solid load sums, u64 m and f64 x m its
 //             obstacle load sums (6 per solid or obstacle: force, torque)
+//     "PIEC"  only when split faces carry piece velocities: doubles x 3 (per
+//             axis, runs of face index, #pieces, the pieces' velocities)
 //     "EULR"  only with coupling/scheme "eulerian" (eulerian_section.hpp):
 //             doubles velocity, doubles pressure; u32 #solids, per solid
 //             doubles u, doubles v, bytes valid, doubles pressure; u8 smoke,
@@ -67,6 +69,7 @@ inline constexpr char SECTION_REDUCED[] = "REDU";
 inline constexpr char SECTION_SURFACES[] = "SURF";
 inline constexpr char SECTION_MEASURES[] = "MEAS";
 inline constexpr char SECTION_EULERIAN[] = "EULR";
+inline constexpr char SECTION_PIECES[] = "PIEC";
 
 // The checkpoint of `snapshot` as bytes. The scene hash of META is computed
 // from snapshot.scene.

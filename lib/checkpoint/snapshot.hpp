@@ -129,6 +129,10 @@ struct Snapshot {
   std::vector<ReducedRecord> reduced;  // the reduced solids, in the order of `solids`
   std::vector<Points> surfaces;        // per solid, its surface's vertices as the last stage 4 saw them; empty: none
   std::optional<LiquidRecord> liquid;  // none: a scene without liquid
+  // The split faces' piece velocities (fluid/pieces.hpp), per axis runs of
+  // (face index, #pieces, that many velocities [m/s]), faces in increasing
+  // index order; all empty: none.
+  std::array<std::vector<double>, 3> pieces;
   std::optional<EulerianRecord> eulerian;  // coupling/scheme "eulerian" only
 };
 

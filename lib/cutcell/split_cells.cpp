@@ -1,6 +1,7 @@
 #include "lib/cutcell/split_cells.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <numeric>
 #include <utility>
@@ -13,6 +14,13 @@ namespace {
 constexpr int S = SPLIT_SAMPLES;
 constexpr int INTERIOR = S * S * S;
 constexpr int FACE = S * S;
+// Points per axis in a face sample's square where a surface passes through
+// it (open_shares): the open area of a split face in steps of 1/(S REFINE)
+// of its width.
+constexpr int REFINE = 4;
+// A face sample's square is clear of surfaces when none lies within this
+// many sample spacings of its centre (half its diagonal, and a margin).
+constexpr Real SQUARE_CLEARANCE = 0.75;
 
 // The two axes of a face of axis a, ascending.
 int first_other(int a) { return a == 0 ? 1 : 0; }
@@ -127,6 +135,65 @@ Sampled sample_cell(const grid::MacGrid& grid, const std::vector<levelset::MeshD
   return out;
 }
 
+// The open area of the +a face of cell `low` per pair of regions it joins, as
+// shares of the face, from REFINE^2 points in the square of each face sample:
+// a point counts for the pair of the nearest face sample (of the 3 x 3 around
+// its own, both sides in a region) that a segment joins it to without meeting
+// a surface; points inside a wall join none. A sample farther than its
+// square's half-diagonal from every surface counts whole. `pair` holds each
+// face sample's (low, high) regions (-1: none).
+std::map<std::pair<int, int>, Real> open_shares(const grid::MacGrid& grid,
+                                                const std::vector<levelset::MeshDistance>& surfaces, int a,
+                                                const Vec3i& low, const std::array<std::pair<int, int>, FACE>& pair) {
+  const Real h = grid.dx / S;
+  const int e1 = first_other(a), e2 = second_other(a);
+  Vec3 corner = grid.node_position(low.x(), low.y(), low.z());
+  corner[a] += grid.dx;
+  const std::vector<const levelset::MeshDistance*> near =
+      surfaces_near(surfaces, corner - Vec3::Constant(h), corner + Vec3::Constant(grid.dx + h));
+  const auto at = [&](Real u, Real v) {
+    Vec3 x = corner;
+    x[e1] += u * h;
+    x[e2] += v * h;
+    return x;
+  };
+  const auto joined = [&](int m) { return pair[m].first >= 0 && pair[m].second >= 0; };
+  std::map<std::pair<int, int>, Real> share;
+  const Real whole = Real(1) / FACE, point = whole / (REFINE * REFINE);
+  for (int m = 0; m < FACE; ++m) {
+    const int mu = m % S, mv = m / S;
+    const Vec3 xm = at(mu + 0.5, mv + 0.5);
+    const bool clear = std::none_of(near.begin(), near.end(), [&](const auto* d) {
+      return d->closest(xm, SQUARE_CLEARANCE * h).found;
+    });
+    if (clear) {
+      if (joined(m)) share[pair[m]] += whole;
+      continue;
+    }
+    for (int fv = 0; fv < REFINE; ++fv)
+      for (int fu = 0; fu < REFINE; ++fu) {
+        const Real u = mu + (fu + 0.5) / REFINE, v = mv + (fv + 0.5) / REFINE;
+        const Vec3 y = at(u, v);
+        std::array<std::pair<Real, int>, 9> order;
+        int n = 0;
+        for (int dv = -1; dv <= 1; ++dv)
+          for (int du = -1; du <= 1; ++du) {
+            const int cu = mu + du, cv = mv + dv;
+            if (cu < 0 || cv < 0 || cu >= S || cv >= S || !joined(cu + S * cv)) continue;
+            order[n++] = {(u - cu - 0.5) * (u - cu - 0.5) + (v - cv - 0.5) * (v - cv - 0.5), cu + S * cv};
+          }
+        std::sort(order.begin(), order.begin() + n);
+        for (int k = 0; k < n; ++k) {
+          const int c = order[k].second;
+          if (blocked(near, y, at(c % S + 0.5, c / S + 0.5))) continue;
+          share[pair[c]] += point;
+          break;
+        }
+      }
+  }
+  return share;
+}
+
 }  // namespace
 
 int SplitCells::count(Index cell) const {
@@ -181,14 +248,29 @@ SplitCells split_cells(const grid::MacGrid& grid, const grid::Array3<Real>& soli
     const auto lo_it = of.find(low_cell), hi_it = of.find(high_cell);
     const Sampled* lo_s = lo_it == of.end() ? nullptr : lo_it->second;
     const Sampled* hi_s = hi_it == of.end() ? nullptr : hi_it->second;
+    std::array<std::pair<int, int>, FACE> pair;
     std::map<std::pair<int, int>, int> pairs;
     int open = 0;
     for (int m = 0; m < FACE; ++m) {
       const int l = lo_s ? lo_s->label[face_index(2 * a + 1, m % S, m / S)] : 0;
       const int h = hi_s ? hi_s->label[face_index(2 * a, m % S, m / S)] : 0;
+      pair[m] = {l, h};
       if (l < 0 || h < 0) continue;
       ++pairs[{l, h}];
       ++open;
+    }
+    const bool divided = (lo_s && lo_s->regions >= 2) || (hi_s && hi_s->regions >= 2);
+    if (divided && open > 0) {
+      const std::map<std::pair<int, int>, Real> shares = open_shares(grid, surfaces, a, low, pair);
+      Real total = 0;
+      std::vector<FacePiece>& pieces = split.faces[a][idx];
+      for (const auto& [regions, share] : shares) {
+        pieces.push_back({regions.first, regions.second, share});
+        total += share;
+      }
+      fractions[a][idx] = total;
+      if (!(total > 0)) split.faces[a].erase(idx);
+      continue;
     }
     const Real fraction = open > 0 ? open_face_fraction(grid, solid_phi, a, f) : 0;
     fractions[a][idx] = fraction;

@@ -19,18 +19,25 @@
 // not examined has one region, 0.
 //
 // A face between two cells carries, for every pair (region of its low cell,
-// region of its high cell) that its open samples join, a piece: the share of
-// the face's open samples in that pair times the face's open fraction from the
-// node field (face_fractions.hpp), so the pieces of a face add up to its usual
-// fraction and a face nothing splits keeps it exactly. Faces of examined cells
-// are reopened (to that fraction) when some open sample joins a region on each
-// side, and closed when none does; every open face of an examined cell gets its
-// pieces (one piece of a whole face assembles exactly as the face).
+// region of its high cell) that its open samples join, a piece. When neither
+// cell is split, a piece's fraction is the share of the face's open samples
+// in that pair times the face's open fraction from the node field
+// (face_fractions.hpp), so a face nothing splits keeps it exactly (one piece
+// of a whole face assembles exactly as the face). When a cell beside it is
+// split, the pieces are the open area of each pair, measured: the square of a
+// face sample that a surface passes through is refined into 4 x 4 points,
+// each joined to the nearest face sample a segment reaches without meeting a
+// surface (points inside the wall count for none), and the face's fraction
+// is their sum. Why measured: the node field does not see the wall, so its
+// fraction (1) times the samples' shares gave a sliver 0.2 cells wide a third
+// of the face (the samples come in sixths), and the liquid there drained at
+// the wrong rate and packed. Faces of examined cells are reopened when some
+// open sample joins a region on each side, and closed when none does.
 //
 // Resolution: a region thinner than a sample spacing (dx / SPLIT_SAMPLES) may
 // hold no interior sample, and then joins through the face samples alone; a
 // gap in a wall narrower than that spacing may be missed (the wall is then
-// closed there). The shares are multiples of 1 / #open samples of the face.
+// closed there). The measured areas come in steps of 1/24 of a face's width.
 #include <array>
 #include <unordered_map>
 #include <unordered_set>
@@ -43,8 +50,7 @@
 namespace fsicut::cutcell {
 
 // Samples per axis in an examined cell: walls down to a tenth of a cell are
-// resolved by the segment tests; the shares of split faces come in steps of
-// 1/36 of a face.
+// resolved by the segment tests.
 constexpr int SPLIT_SAMPLES = 6;
 
 // One part of a face's open fraction: the regions it joins.

@@ -74,9 +74,11 @@ void initialize(Liquid& l, const SolidVelocity& solid_velocity) {
   extrapolate_and_constrain(l, solid_velocity);
 }
 
-void advect(Liquid& l, Real dt) {
+void advect(Liquid& l, Real dt, const RegionOf& region_of) {
   const bool reached = l.reach.particles.size() == static_cast<std::size_t>(l.particles.cols());
-  advect_particles(l.grid, l.velocity, dt, l.particles, reached ? l.reach.particles : std::vector<std::uint32_t>{});
+  const SplitFlow flow{&l.split, &l.pieces, region_of};
+  advect_particles(l.grid, l.velocity, dt, l.particles, reached ? l.reach.particles : std::vector<std::uint32_t>{},
+                   flow.active() ? &flow : nullptr);
   advect_velocity(l.grid, dt, l.valid, l.velocity, l.scratch, l.reach.cells);
 }
 
@@ -99,11 +101,12 @@ void update_distance_fields(Liquid& l) {
 
 linsolve::Report project(Liquid& l, Real dt) {
   return project_pressure(l.grid, l.liquid_phi, l.fractions, dt, l.density, l.projection, l.velocity,
-                          l.pressure, l.valid, l.split, &l.region_pressure);
+                          l.pressure, l.valid, l.split, &l.region_pressure, &l.pieces);
 }
 
 void extrapolate_and_constrain(Liquid& l, const SolidVelocity& solid_velocity) {
   release_nearly_closed(l.fractions, l.valid);
+  release_nearly_closed(l.fractions, NEARLY_CLOSED_FRACTION, l.pieces);
   extrapolate_velocity(l.velocity, l.valid, l.extrapolation_layers, l.reach.cells);
   constrain_velocity(l.grid, l.solid_phi, l.fractions, l.valid, l.velocity, l.scratch, solid_velocity,
                      l.reach.cells);
@@ -114,7 +117,7 @@ Real max_speed(const Liquid& l) {
   Vec3 m = Vec3::Zero();
   for (int a = 0; a < 3; ++a)
     for (Real v : l.velocity[a].data()) m[a] = std::max(m[a], std::abs(v));
-  return m.norm();
+  return m.cwiseMax(max_piece_speed(l.pieces)).norm();
 }
 
 Real liquid_volume(const Liquid& l) {

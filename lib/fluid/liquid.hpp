@@ -28,6 +28,7 @@
 #include "lib/fluid/pressure_projection.hpp"
 #include "lib/cutcell/face_fractions.hpp"
 #include "lib/fluid/particles.hpp"
+#include "lib/fluid/pieces.hpp"
 #include "lib/fluid/velocity.hpp"
 #include "lib/grid/mac_grid.hpp"
 #include "lib/levelset/liquid_sdf.hpp"
@@ -63,6 +64,7 @@ struct Liquid {
                                      // (sim/solid_fields.hpp sets it with the fractions)
   std::vector<Real> region_pressure; // [Pa] the further regions of split cells, last projection
                                      // (cutcell::ActiveCells::whole onwards)
+  PieceVelocities pieces;            // [m/s] the split faces' pieces, last projection (fluid/pieces.hpp)
   FaceFlags valid;                   // faces set by the last projection / extrapolation
 
   levelset::StaticSolid solid;       // static obstacles; empty = none (domain walls only)
@@ -88,7 +90,10 @@ void add_liquid(Liquid& liquid, const Region& region, const Vec3& velocity, int 
 void initialize(Liquid& liquid, const SolidVelocity& solid_velocity = {});
 
 // Stage 2: particles then face velocities, both through the current velocity.
-void advect(Liquid& liquid, Real dt);
+// `region_of` (split cells only): the region of a split cell that a point
+// belongs to (cutcell::region_of with the surfaces the split cells came
+// from); the particles beside thin walls then read their side's pieces.
+void advect(Liquid& liquid, Real dt, const RegionOf& region_of = {});
 // Stage 3.
 void apply_gravity(Liquid& liquid, Real dt);
 // Stage 4.

@@ -345,14 +345,21 @@ Points seed_particles(const grid::MacGrid& grid, const Region& region, int per_c
 }
 
 void advect_particles(const grid::MacGrid& grid, const grid::MacVelocity& u, Real dt,
-                      Points& particles, const std::vector<std::uint32_t>& reach) {
+                      Points& particles, const std::vector<std::uint32_t>& reach, const SplitFlow* split) {
   const Vec3 lo = grid.origin, hi = grid.max();
   parallel_for(0, particles.cols(), [&](Index p) {
     const Vec3 x = particles.col(p);
     const std::uint32_t bits = reach.empty() ? levelset::REACH_ALL : reach[static_cast<std::size_t>(p)];
     const Vec3i cell = grid.cell_of(x);
-    const Vec3 mid = x + 0.5 * dt * velocity_within_reach(grid, u, x, cell, bits);
-    Vec3 y = x + dt * velocity_within_reach(grid, u, mid, cell, bits);
+    Vec3 y;
+    if (split && bits != levelset::REACH_ALL) {
+      SidesOf sides(*split, x);
+      const Vec3 mid = x + 0.5 * dt * velocity_beside_walls(grid, u, x, cell, bits, *split, sides);
+      y = x + dt * velocity_beside_walls(grid, u, mid, cell, bits, *split, sides);
+    } else {
+      const Vec3 mid = x + 0.5 * dt * velocity_within_reach(grid, u, x, cell, bits);
+      y = x + dt * velocity_within_reach(grid, u, mid, cell, bits);
+    }
     particles.col(p) = y.cwiseMax(lo).cwiseMin(hi);
   });
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lib/core/types.hpp"
+#include "lib/fluid/pieces.hpp"
 #include "lib/grid/mac_grid.hpp"
 
 namespace fsicut::fluid {
@@ -55,8 +56,12 @@ Points seed_particles(const grid::MacGrid& grid, const Region& region, int per_c
 // particle, levelset::NeighbourReach bits around the particle's cell): the
 // velocity comes from the faces the particle reaches (velocity_within_reach in
 // velocity.hpp), at the midpoint too. Parallel over particles.
+// `split` (optional): beside split cells a particle with reach bits reads the
+// pieces of its side of the wall (velocity_beside_walls in pieces.hpp), the
+// regions looked up once at its start.
 void advect_particles(const grid::MacGrid& grid, const grid::MacVelocity& u, Real dt,
-                      Points& particles, const std::vector<std::uint32_t>& reach = {});
+                      Points& particles, const std::vector<std::uint32_t>& reach = {},
+                      const SplitFlow* split = nullptr);
 
 // Moves every particle with solid_phi(x) < 0 (trilinear in the node solid SDF
 // [m]) back to the solid surface along the SDF gradient. Returns how many moved.

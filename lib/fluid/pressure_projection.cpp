@@ -68,10 +68,7 @@ std::vector<int> groups_without_air(const cutcell::ActiveCells& active,
 // Pinned groups from the unknowns' links (`links[u]`: the unknowns u shares a
 // whole face or a piece with): every group without an unknown in `air` gets
 // its first unknown's diagonal raised by `scale` (as groups_without_air, for
-// split cells). Why links and not the matrix's graph: a split face's shared
-// term also joins regions that share no piece (the lower and upper pieces of
-// one face), and a group held to the rest by such entries alone still has a
-// constant null space of its own.
+// split cells, whose faces' pieces join regions rather than cells).
 int pin_closed_groups(linsolve::SparseMatrix& matrix, const std::vector<std::vector<int>>& links,
                       const std::vector<char>& air, Real scale) {
   const std::vector<int> closed = closed_groups(static_cast<int>(matrix.rows()), [&](int r, auto&& join) {
@@ -85,36 +82,25 @@ int pin_closed_groups(linsolve::SparseMatrix& matrix, const std::vector<std::vec
 using Entries = std::vector<std::pair<int, Real>>;
 
 // Row u's entries and right side from face `face` of axis `axis` on `side` of
-// its cell, when the face has pieces (see the header).
+// its cell, when the face has pieces (see the header): each piece of the
+// region's side is a face of its own fraction.
 void add_split_face(const cutcell::ActiveCells& active, const grid::Array3<Real>& liquid_phi,
                     const std::vector<cutcell::FacePiece>& pieces, Index cell, Index neighbour, int region, int side,
-                    int u, Real scale, Entries& row, Real& diag, Real& flux_fraction, bool& air,
-                    std::vector<int>& links) {
-  Real shared = 0, mine = 0;
-  Entries d;
+                    Real scale, Entries& row, Real& diag, Real& flux_fraction, bool& air, std::vector<int>& links) {
   for (const cutcell::FacePiece& p : pieces) {
     const int here = side > 0 ? p.low : p.high, there = side > 0 ? p.high : p.low;
-    const int uh = active.unknown(cell, here), ut = active.unknown(neighbour, there);
-    if (here == region) flux_fraction += p.fraction;
-    if (uh >= 0 && ut >= 0) {
-      shared += p.fraction;
-      d.emplace_back(uh, p.fraction);
-      d.emplace_back(ut, -p.fraction);
-      if (uh == u) {
-        mine += p.fraction;
-        const Real own = SPLIT_PIECE_WEIGHT * p.fraction * scale;
-        diag += own;
-        row.emplace_back(ut, -own);
-        flux_fraction += SPLIT_PIECE_WEIGHT * p.fraction;
-        links.push_back(ut);
-      }
-    } else if (here == region && uh >= 0) {
+    if (here != region) continue;
+    flux_fraction += p.fraction;
+    const int ut = active.unknown(neighbour, there);
+    if (ut >= 0) {
+      diag += p.fraction * scale;
+      row.emplace_back(ut, -p.fraction * scale);
+      links.push_back(ut);
+    } else {
       diag += p.fraction * scale / ghost_theta(active.phi(liquid_phi, cell, here), active.phi(liquid_phi, neighbour, there));
       air = true;
     }
   }
-  if (mine > 0)
-    for (const auto& [j, dj] : d) row.emplace_back(j, scale * mine * dj / shared);
 }
 
 // assemble_pressure with split cells: rows built entry by entry, merged.
@@ -151,8 +137,8 @@ PressureSystem assemble_split(const grid::MacGrid& grid, const grid::Array3<Real
       const Index neighbour = liquid_phi.index(nb.x(), nb.y(), nb.z());
       if (const std::vector<cutcell::FacePiece>* pieces = split.pieces(axis, idx)) {
         Real flux_fraction = 0;
-        add_split_face(active, liquid_phi, *pieces, cell, neighbour, region[u], side, static_cast<int>(u), scale,
-                       row, diag, flux_fraction, touches_air, links[u]);
+        add_split_face(active, liquid_phi, *pieces, cell, neighbour, region[u], side, scale, row, diag,
+                       flux_fraction, touches_air, links[u]);
         rhs -= side * flux_fraction * velocity[axis][idx] * inv_dx;
         continue;
       }
@@ -198,16 +184,17 @@ PressureSystem assemble_split(const grid::MacGrid& grid, const grid::Array3<Real
 }
 
 
-// The velocity update of the faces with pieces (see the header): the pieces
-// with liquid on both sides share their gradient by area; a face with none
-// takes the ghost-fluid gradient of its pieces with liquid on one side.
+// The velocity update of the faces with pieces (see the header): each piece
+// with liquid beside it by its own pressure difference (the ghost-fluid one
+// with liquid on one side only); the face keeps their flux-weighted mean.
 void apply_split_faces(const cutcell::ActiveCells& active, const grid::Array3<Real>& liquid_phi,
                        const cutcell::FaceFractions& fractions, const grid::Array3<Real>& pressure,
                        const std::vector<Real>& regions, Real coef, const cutcell::SplitCells& split,
-                       grid::MacVelocity& velocity, FaceFlags& valid) {
+                       grid::MacVelocity& velocity, FaceFlags& valid, PieceVelocities* out) {
   const auto value = [&](int u) {
     return u < active.whole ? pressure[active.cells[u]] : regions[static_cast<std::size_t>(u - active.whole)];
   };
+  std::vector<Real> piece;
   for (int a = 0; a < 3; ++a)
     for (const auto& [idx, pieces] : split.faces[a]) {
       if (!(fractions[a][idx] > 0)) continue;
@@ -215,30 +202,36 @@ void apply_split_faces(const cutcell::ActiveCells& active, const grid::Array3<Re
       Vec3i left = f;
       left[a] -= 1;
       const Index low = liquid_phi.index(left.x(), left.y(), left.z()), high = liquid_phi.index(f.x(), f.y(), f.z());
-      Real shared = 0, gradient = 0, one_sided = 0, ghost = 0;
-      for (const cutcell::FacePiece& p : pieces) {
+      const Real start = velocity[a][idx];
+      Real flux = 0, set = 0;
+      piece.assign(pieces.size(), start);
+      for (std::size_t k = 0; k < pieces.size(); ++k) {
+        const cutcell::FacePiece& p = pieces[k];
         const int ul = active.unknown(low, p.low), uh = active.unknown(high, p.high);
+        Real gradient;
         if (ul >= 0 && uh >= 0) {
-          shared += p.fraction;
-          gradient += p.fraction * (value(uh) - value(ul));
+          gradient = value(uh) - value(ul);
         } else if (ul >= 0) {
-          one_sided += p.fraction;
-          ghost += p.fraction * -value(ul) /
-                   ghost_theta(active.phi(liquid_phi, low, p.low), active.phi(liquid_phi, high, p.high));
+          gradient = -value(ul) / ghost_theta(active.phi(liquid_phi, low, p.low), active.phi(liquid_phi, high, p.high));
         } else if (uh >= 0) {
-          one_sided += p.fraction;
-          ghost += p.fraction * value(uh) /
-                   ghost_theta(active.phi(liquid_phi, high, p.high), active.phi(liquid_phi, low, p.low));
+          gradient = value(uh) / ghost_theta(active.phi(liquid_phi, high, p.high), active.phi(liquid_phi, low, p.low));
+        } else {
+          continue;
         }
+        piece[k] = start - coef * gradient;
+        flux += p.fraction * piece[k];
+        set += p.fraction;
       }
-      if (shared > 0) {
-        velocity[a][idx] -= coef * gradient / shared;
-      } else if (one_sided > 0) {
-        velocity[a][idx] -= coef * ghost / one_sided;
-      } else {
-        continue;
-      }
+      if (!(set > 0)) continue;
+      velocity[a][idx] = flux / set;
       valid[a][idx] = 1;
+      // Pieces no liquid touches take the face's mean (nothing reads them as
+      // a flux; a particle that strays there reads a plausible speed).
+      for (std::size_t k = 0; k < pieces.size(); ++k) {
+        const int ul = active.unknown(low, pieces[k].low), uh = active.unknown(high, pieces[k].high);
+        if (ul < 0 && uh < 0) piece[k] = velocity[a][idx];
+      }
+      if (out) out->faces[a][idx] = piece;
     }
 }
 
@@ -382,7 +375,7 @@ void apply_pressure(const grid::MacGrid& grid, const cutcell::ActiveCells& activ
                     const grid::Array3<Real>& liquid_phi, const cutcell::FaceFractions& fractions,
                     const grid::Array3<Real>& pressure, Real dt, Real density,
                     grid::MacVelocity& velocity, FaceFlags& valid, const cutcell::SplitCells& split,
-                    const std::vector<Real>& regions) {
+                    const std::vector<Real>& regions, PieceVelocities* pieces) {
   const Real coef = dt / (density * grid.dx);
   for (int a = 0; a < 3; ++a) {
     valid[a].resize(grid.face_shape(a));
@@ -426,19 +419,22 @@ void apply_pressure(const grid::MacGrid& grid, const cutcell::ActiveCells& activ
       }
     }
   });
-  if (!split.empty()) apply_split_faces(active, liquid_phi, fractions, pressure, regions, coef, split, velocity, valid);
+  if (pieces) pieces->clear();
+  if (!split.empty())
+    apply_split_faces(active, liquid_phi, fractions, pressure, regions, coef, split, velocity, valid, pieces);
 }
 
 linsolve::Report project_pressure(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
                          const cutcell::FaceFractions& fractions, Real dt, Real density,
                          const ProjectionSettings& settings, grid::MacVelocity& velocity,
                          grid::Array3<Real>& pressure, FaceFlags& valid, const cutcell::SplitCells& split,
-                         std::vector<Real>* regions) {
+                         std::vector<Real>* regions, PieceVelocities* pieces) {
   const PressureSystem sys = assemble_pressure(grid, liquid_phi, fractions, velocity, dt, density, split);
   std::vector<Real> further;
   if (!regions) regions = &further;
   const linsolve::Report report = solve_pressure(sys, settings, pressure, regions);
-  apply_pressure(grid, sys.active, liquid_phi, fractions, pressure, dt, density, velocity, valid, split, *regions);
+  apply_pressure(grid, sys.active, liquid_phi, fractions, pressure, dt, density, velocity, valid, split, *regions,
+                 pieces);
   return report;
 }
 

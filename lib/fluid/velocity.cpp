@@ -114,16 +114,18 @@ void advect_velocity(const grid::MacGrid& grid, Real dt, const FaceFlags& valid,
   }
 }
 
+bool reaches(const Vec3i& cells, const Vec3i& cell, std::uint32_t reach, const Vec3i& c) {
+  if (c.minCoeff() < 0 || (c.array() >= cells.array()).any()) return false;
+  const Vec3i o = c - cell;
+  if (o.cwiseAbs().maxCoeff() > 1) return true;
+  return ((reach >> levelset::reach_bit(o.x(), o.y(), o.z())) & 1) != 0;
+}
+
 Vec3 velocity_within_reach(const grid::MacGrid& grid, const grid::MacVelocity& u, const Vec3& x,
                            const Vec3i& cell, std::uint32_t reach) {
   if (reach == levelset::REACH_ALL) return grid::interpolate_velocity(grid, u, x);
   const Vec3i cells = grid.cell_shape();
-  const auto reached = [&](const Vec3i& c) {
-    if (c.minCoeff() < 0 || (c.array() >= cells.array()).any()) return false;
-    const Vec3i o = c - cell;
-    if (o.cwiseAbs().maxCoeff() > 1) return true;
-    return ((reach >> levelset::reach_bit(o.x(), o.y(), o.z())) & 1) != 0;
-  };
+  const auto reached = [&](const Vec3i& c) { return reaches(cells, cell, reach, c); };
   Vec3 v;
   for (int a = 0; a < 3; ++a)
     v[a] = grid::interpolate_where(grid, u[a], grid::face_sampling(a), x, [&](const Vec3i& f) {

@@ -57,6 +57,11 @@ void extrapolate_velocity(grid::MacVelocity& u, FaceFlags& valid, int layers,
 Vec3 velocity_within_reach(const grid::MacGrid& grid, const grid::MacVelocity& u, const Vec3& x,
                            const Vec3i& cell, std::uint32_t reach);
 
+// Whether the liquid in `cell` reaches cell c by the bits of `reach` (as in
+// velocity_within_reach): c inside the grid (`cells` = grid.cell_shape()), and
+// farther than one step from `cell` or its bit set.
+bool reaches(const Vec3i& cells, const Vec3i& cell, std::uint32_t reach, const Vec3i& c);
+
 // The velocity [m/s] of the solid surface nearest to a point [m] inside a solid.
 // Empty: every solid is static.
 using SolidVelocity = std::function<Vec3(const Vec3&)>;

@@ -139,13 +139,14 @@ struct Stencil {
 };
 Stencil stencil(const MacGrid& grid, const Vec3i& size, Sampling sampling, const Vec3& x);
 
-// As interpolate(), from the samples for which usable(Vec3i sample) is true,
-// their weights renormalized; interpolate()'s value when no sample of positive
-// weight is usable. Why: across a solid thinner than a cell some samples of the
-// stencil belong to the liquid on the other side (cutcell/thin_solids.hpp).
-template <class Usable>
-Real interpolate_where(const MacGrid& grid, const Array3<Real>& field, Sampling sampling, const Vec3& x,
-                       const Usable& usable) {
+// As interpolate(), from the samples for which sample(Vec3i at, Real& value)
+// returns true, their weights renormalized; `value` holds the field's sample
+// and sample() may replace it (a face's velocity on one side of a thin wall,
+// fluid/pieces.hpp). interpolate()'s value when no sample of positive weight
+// is usable.
+template <class Sample>
+Real interpolate_samples(const MacGrid& grid, const Array3<Real>& field, Sampling sampling, const Vec3& x,
+                         const Sample& sample) {
   const Stencil s = stencil(grid, field.size(), sampling, x);
   Real sum = 0, weight = 0, plain = 0;
   for (int n = 0; n < 8; ++n) {
@@ -156,14 +157,24 @@ Real interpolate_where(const MacGrid& grid, const Array3<Real>& field, Sampling 
       at[a] = high ? s.hi[a] : s.lo[a];
       w *= high ? s.t[a] : 1 - s.t[a];
     }
-    const Real value = field(at.x(), at.y(), at.z());
+    Real value = field(at.x(), at.y(), at.z());
     plain += w * value;
-    if (w > 0 && usable(at)) {
+    if (w > 0 && sample(at, value)) {
       sum += w * value;
       weight += w;
     }
   }
   return weight > 0 ? sum / weight : plain;
+}
+
+// As interpolate(), from the samples for which usable(Vec3i sample) is true,
+// their weights renormalized; interpolate()'s value when no sample of positive
+// weight is usable. Why: across a solid thinner than a cell some samples of the
+// stencil belong to the liquid on the other side (cutcell/thin_solids.hpp).
+template <class Usable>
+Real interpolate_where(const MacGrid& grid, const Array3<Real>& field, Sampling sampling, const Vec3& x,
+                       const Usable& usable) {
+  return interpolate_samples(grid, field, sampling, x, [&](const Vec3i& at, Real&) { return usable(at); });
 }
 
 // Sets every cell within `radius` cells (Chebyshev) of a set cell of `mask`; cells

@@ -302,7 +302,8 @@ linsolve::Report project_coupled(SimState& state, Real dt, const SystemObserver&
   fluid::scatter_pressure(*active, x.pressure, liquid.pressure, liquid.region_pressure);
   if (loads) *loads = solid_loads(*load * x.pressure, state.solids.size());
   fluid::apply_pressure(liquid.grid, *active, liquid.liquid_phi, liquid.fractions, liquid.pressure, dt,
-                        liquid.density, liquid.velocity, liquid.valid, liquid.split, liquid.region_pressure);
+                        liquid.density, liquid.velocity, liquid.valid, liquid.split, liquid.region_pressure,
+                        &liquid.pieces);
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
     if (is_reduced(state, b)) continue;
     solid::Body& body = state.solids[b];

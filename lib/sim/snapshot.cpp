@@ -62,6 +62,9 @@
 //                   split likewise. region_pressure: not stored, written by
 //                   every projection and never read before it (a split cell's
 //                   further regions start from the cell's stored pressure).
+//                   pieces: stored in the optional section PIEC (stage 2 of
+//                   the next substep reads them with the split cells the
+//                   restore derives again, which it checks them against).
 //   sim::FrameStats frame, time, substeps, cfl_exceeded, solver (every member
 //                   of linsolve::Report), solves, seconds, partitioned (every
 //                   member of coupling::PartitionedReport, when present):
@@ -293,6 +296,46 @@ void restore_solid_fields(const checkpoint::Snapshot& s, const std::string& file
   for (std::size_t b = 0; b < state.solids.size(); ++b) state.solids[b].x = now[b];
 }
 
+std::array<std::vector<double>, 3> piece_runs(const fluid::PieceVelocities& pieces) {
+  std::array<std::vector<double>, 3> runs;
+  for (int a = 0; a < 3; ++a) {
+    std::vector<Index> faces;
+    for (const auto& [face, v] : pieces.faces[a]) faces.push_back(face);
+    std::sort(faces.begin(), faces.end());
+    for (const Index face : faces) {
+      const std::vector<Real>& v = pieces.faces[a].at(face);
+      runs[a].push_back(static_cast<double>(face));
+      runs[a].push_back(static_cast<double>(v.size()));
+      runs[a].insert(runs[a].end(), v.begin(), v.end());
+    }
+  }
+  return runs;
+}
+
+// After restore_solid_fields: the split cells are those the pieces were
+// computed for, so each stored face must have as many pieces as it has now.
+void restore_pieces(const checkpoint::Snapshot& s, const std::string& file, SimState& state) {
+  if (!state.liquid) return;
+  fluid::Liquid& l = *state.liquid;
+  l.pieces.clear();
+  const std::string where = section_where(file, checkpoint::SECTION_PIECES);
+  for (int a = 0; a < 3; ++a) {
+    const std::vector<double>& run = s.pieces[a];
+    for (std::size_t at = 0; at < run.size();) {
+      if (at + 2 > run.size()) throw_mismatch(where, "a face's record is cut short");
+      const Index face = static_cast<Index>(run[at]);
+      const std::size_t n = static_cast<std::size_t>(run[at + 1]);
+      const std::vector<cutcell::FacePiece>* now = l.split.pieces(a, face);
+      if (!now || now->size() != n || at + 2 + n > run.size())
+        throw_mismatch(where, "the piece velocities of face " + std::to_string(face) + " along axis " +
+                                  std::to_string(a) + " do not match the split cells of the stored solids");
+      l.pieces.faces[a][face].assign(run.begin() + static_cast<std::ptrdiff_t>(at + 2),
+                                     run.begin() + static_cast<std::ptrdiff_t>(at + 2 + n));
+      at += 2 + n;
+    }
+  }
+}
+
 }  // namespace
 
 checkpoint::Snapshot to_snapshot(const SimState& state, const RunProgress& progress) {
@@ -311,6 +354,7 @@ checkpoint::Snapshot to_snapshot(const SimState& state, const RunProgress& progr
   if (state.liquid && !state.solids.empty())
     for (std::size_t b = 0; b < state.solids.size(); ++b) s.surfaces.push_back(state.surfaces.meshes[b].vertices());
   if (state.liquid) s.liquid = liquid_record(*state.liquid);
+  if (state.liquid) s.pieces = piece_runs(state.liquid->pieces);
   if (state.eulerian) s.eulerian = eulerian_record(*state.eulerian);
   return s;
 }
@@ -332,6 +376,7 @@ void restore_snapshot(const checkpoint::Snapshot& snapshot, const std::string& f
   restore_reduced(snapshot, file, state);
   restore_liquid(snapshot, file, state);
   restore_solid_fields(snapshot, file, state);
+  restore_pieces(snapshot, file, state);
   state.time = snapshot.time;
   state.frame = snapshot.frame;
 }

@@ -67,15 +67,7 @@ void update_solid_fields(SimState& state) {
   }
   grid::Array3<char> thin_cells;
   cutcell::close_thin_solid_faces(grid, liquid.solid_phi, surfaces.meshes, liquid.fractions, thin_cells);
-  // Split cells while no solid moves (obstacles, bodies pinned whole): beside
-  // a moving thin wall one shared velocity per face is too coarse, and the
-  // split system lost more of the gate scene's water than closing the faces
-  // (-2.4 % against -1.6 % in 1 s).
-  bool still = true;
-  for (std::size_t b = 0; b < state.solids.size(); ++b)
-    still = still && !is_reduced(state, b) && state.solids[b].dofs.num_free_nodes() == 0;
-  liquid.split = still ? cutcell::split_cells(grid, liquid.solid_phi, surfaces.meshes, thin_cells, liquid.fractions)
-                       : cutcell::SplitCells{};
+  liquid.split = cutcell::split_cells(grid, liquid.solid_phi, surfaces.meshes, thin_cells, liquid.fractions);
   liquid.reach = cutcell::neighbour_reach(grid, liquid.solid_phi, surfaces.meshes, thin_cells, liquid.particles);
   surfaces.fixed = state.solids.empty();
 }

@@ -5,6 +5,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
+#include "lib/cutcell/split_cells.hpp"
 #include "lib/fluid/density_correction.hpp"
 #include "lib/eulerian/measure.hpp"
 #include "lib/sim/couple.hpp"
@@ -119,6 +120,12 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
     ScopedStage t(times, STAGE_SOLID_POSITIONS);
     update_solid_positions(state, dt);
   }
+  // The region of a split cell (cutcell/split_cells.hpp) a point lies in, by
+  // the surfaces the split cells were made from.
+  const fluid::RegionOf regions = [&state](Index cell, const Vec3& x) {
+    const fluid::Liquid& l = *state.liquid;
+    return cutcell::region_of(l.split, l.grid, state.surfaces.meshes, cell, x);
+  };
   // 2. Advect marker particles (RK2, each through the velocities on its side of a
   //    thin solid) and face velocities (semi-Lagrangian, RK2 backtrace); remember
   //    where the particles started relative to the solids (sim/particle_paths.hpp).
@@ -129,7 +136,7 @@ StepReport step(SimState& state, Real dt, StageTimes& times, const SystemObserve
       paths = start_particle_paths(state);
       update_particle_reach(state);
     }
-    if (state.liquid) fluid::advect(*state.liquid, dt);
+    if (state.liquid) fluid::advect(*state.liquid, dt, regions);
   }
   // 3. External forces: gravity by forward Euler on fluid faces and free solid nodes.
   {
