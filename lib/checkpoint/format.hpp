@@ -1,7 +1,7 @@
 #pragma once
 // The checkpoint file format: a Snapshot (snapshot.hpp) as bytes, and back.
 //
-// File format (FORMAT_VERSION 4), every number little-endian (bytes.hpp):
+// File format (FORMAT_VERSION 5), every number little-endian (bytes.hpp):
 //   header   8 bytes  magic "FSICUTCK"
 //            u32      format version
 //            u32      number of sections
@@ -42,6 +42,10 @@
 //             then doubles density, doubles velocity; u32 #surfaces, points
 //             each; i32 tally frame, i32 substeps, i64 velocity, pressure and
 //             correction iterations, f64 divergence, i64 unknowns, constraints
+//             and contacts; then, only when some solid is plastic, u32
+//             #solids and per solid doubles F_p, 9 per sample of
+//             eulerian/plasticity.hpp (version 5; version 4 held F_p - I per
+//             node of the material grid, which no longer means anything)
 //   doubles u64 n, f64 x n;  bytes: u64 n, u8 x n
 //   str     u64 length, bytes
 //   points  u64 #columns n, f64 3 x n column-major
@@ -57,7 +61,7 @@
 
 namespace fsicut::checkpoint {
 
-inline constexpr std::uint32_t FORMAT_VERSION = 4;
+inline constexpr std::uint32_t FORMAT_VERSION = 5;
 
 // Section tags.
 inline constexpr char SECTION_META[] = "META";

@@ -98,7 +98,7 @@ struct EulerianSolidRecord {
   std::vector<double> u, v;         // displacement [m], velocity copy [m/s]
   std::vector<std::uint8_t> valid;  // per node, 0/1
   std::vector<double> pressure;     // its own warm start [Pa s]
-  std::vector<double> plastic;      // F_p - I per material node, 9 each (column-major); empty: elastic
+  std::vector<double> plastic;      // F_p per material sample, 9 each (column-major); empty: elastic
 };
 struct EulerianRecord {
   std::vector<double> velocity;  // the shared velocity of the last step [m/s]

@@ -20,23 +20,11 @@ constexpr Index MIN_PARALLEL_POINTS = 256;
 // The smallest |det F_p Xbar| / dx^3 taken as a map (as elasticity.cpp).
 constexpr Real MIN_MATERIAL_DET = 1e-12;
 
-// The 8 material nodes around x_bar and their trilinear weights.
-struct NodeWeights {
-  std::array<Vec3i, 8> node;
-  std::array<Real, 8> weight;
-};
-
-NodeWeights node_weights(const PlasticStrain& plastic, const Vec3& x_bar) {
-  const grid::Stencil s = grid::stencil(plastic.grid, plastic.excess.size(), grid::Sampling::node, x_bar);
-  NodeWeights w;
-  for (int q = 0; q < 8; ++q) {
-    const Vec3i bit = corner_offset(q);
-    w.node[q] = Vec3i(bit.x() ? s.hi.x() : s.lo.x(), bit.y() ? s.hi.y() : s.lo.y(), bit.z() ? s.hi.z() : s.lo.z());
-    w.weight[q] = 1;
-    for (int a = 0; a < 3; ++a) w.weight[q] *= bit[a] ? s.t[a] : 1 - s.t[a];
-  }
-  return w;
-}
+// Material cells whose centre lies within this many cells of the solid keep
+// samples. Why 2: a point with theta > 0 has material distance < dx/4 at its
+// x_bar, the centre of x_bar's cell lies within sqrt(3)/2 dx of it, and the
+// trilinear distance changes by at most sqrt(3) per unit length: < 1.75 dx.
+constexpr Real KEPT_CELLS = 2;
 
 // F scaled to det F = 1 (F itself when det F <= 0, which no stored F_p reaches).
 Mat3 unimodular(const Mat3& F) {
@@ -46,14 +34,15 @@ Mat3 unimodular(const Mat3& F) {
 
 // A Gauss point of the solid after the displacement update.
 struct PlasticPoint {
-  Vec3 x_bar;
-  Real fraction = 0;   // theta_g
-  Mat3 change;         // F_p,new - F_p,old
+  Index sample = NO_SAMPLES;  // the sample it reads
+  Real fraction = 0;          // theta_p
+  Mat3 change;                // F_p,new - F_p,old
   bool flowed = false;
 };
 
-std::vector<PlasticPoint> solid_points(const grid::MacGrid& grid, const NodeField& u, const std::vector<char>& valid,
-                                       const MaterialShape& shape, std::vector<std::pair<Vec3i, int>>& where) {
+std::vector<PlasticPoint> solid_points(const PlasticStrain& plastic, const grid::MacGrid& grid, const NodeField& u,
+                                       const std::vector<char>& valid, const MaterialShape& shape,
+                                       std::vector<std::pair<Vec3i, int>>& where) {
   std::vector<PlasticPoint> points;
   for (int k = 0; k < grid.resolution.z(); ++k)
     for (int j = 0; j < grid.resolution.y(); ++j)
@@ -61,15 +50,23 @@ std::vector<PlasticPoint> solid_points(const grid::MacGrid& grid, const NodeFiel
         const Vec3i cell(i, j, k);
         if (!corners_valid(grid, valid, cell)) continue;
         for (int g = 0; g < GAUSS_POINTS; ++g) {
+          const Vec3 x_bar = material_point(grid, u, cell, gauss_point(g));
           PlasticPoint p;
-          p.x_bar = material_point(grid, u, cell, gauss_point(g));
-          p.fraction = fill_fraction(material_distance(shape, p.x_bar), grid.dx);
+          p.fraction = fill_fraction(material_distance(shape, x_bar), grid.dx);
           if (p.fraction <= 0) continue;
+          p.sample = plastic_sample(plastic, x_bar);
+          // Unreachable by KEPT_CELLS; such a point would read I and write nothing.
+          if (p.sample == NO_SAMPLES) continue;
           points.push_back(p);
           where.emplace_back(cell, g);
         }
       }
   return points;
+}
+
+// The material position of sample g of cell `cell` [m].
+Vec3 sample_position(const PlasticStrain& plastic, const Vec3i& cell, int g) {
+  return plastic.grid.origin + plastic.grid.dx * (cell.cast<Real>() + gauss_point(g));
 }
 
 }  // namespace
@@ -78,15 +75,32 @@ PlasticStrain make_plastic_strain(const MaterialShape& shape, const PlasticSetti
   PlasticStrain p;
   p.settings = settings;
   p.grid = shape.grid;
-  p.excess.resize(shape.grid.node_shape(), Mat3::Zero());
+  p.first.resize(shape.grid.cell_shape(), NO_SAMPLES);
+  Index kept = 0;
+  for (Index c = 0; c < p.first.count(); ++c) {
+    const Vec3i cell = p.first.coord(c);
+    const Vec3 centre = shape.grid.position(grid::Sampling::cell, cell.x(), cell.y(), cell.z());
+    if (material_distance(shape, centre) >= KEPT_CELLS * shape.grid.dx) continue;
+    p.first[c] = kept;
+    kept += GAUSS_POINTS;
+  }
+  p.samples.assign(static_cast<std::size_t>(kept), Mat3::Identity());
   return p;
 }
 
+Index plastic_sample(const PlasticStrain& plastic, const Vec3& x_bar) {
+  Vec3 xi;
+  const Vec3i cell = locate(plastic.grid, x_bar, xi);
+  const Index first = plastic.first(cell);
+  if (first == NO_SAMPLES) return NO_SAMPLES;
+  // Gauss point g has bit a set where its coordinate a is 1/2 + 1/(2 sqrt 3) (q1.hpp).
+  const int g = (xi.x() >= 0.5 ? 1 : 0) | (xi.y() >= 0.5 ? 2 : 0) | (xi.z() >= 0.5 ? 4 : 0);
+  return first + g;
+}
+
 Mat3 plastic_deformation(const PlasticStrain& plastic, const Vec3& x_bar) {
-  const NodeWeights w = node_weights(plastic, x_bar);
-  Mat3 excess = Mat3::Zero();
-  for (int q = 0; q < 8; ++q) excess += w.weight[q] * plastic.excess(w.node[q]);
-  return unimodular(Mat3::Identity() + excess);
+  const Index s = plastic_sample(plastic, x_bar);
+  return s == NO_SAMPLES ? Mat3(Mat3::Identity()) : plastic.samples[static_cast<std::size_t>(s)];
 }
 
 Real deviatoric_strain(const Vec3& s) {
@@ -108,10 +122,10 @@ Mat3 plastic_flow(const Mat3& elastic, const PlasticSettings& settings) {
 void update_plastic_strain(PlasticStrain& plastic, const grid::MacGrid& grid, const NodeField& u,
                            const std::vector<char>& valid, const MaterialShape& shape) {
   std::vector<std::pair<Vec3i, int>> where;
-  std::vector<PlasticPoint> points = solid_points(grid, u, valid, shape, where);
+  std::vector<PlasticPoint> points = solid_points(plastic, grid, u, valid, shape, where);
   parallel_for_from(MIN_PARALLEL_POINTS, static_cast<Index>(points.size()), [&](Index n) {
     PlasticPoint& p = points[n];
-    const Mat3 Fp = plastic_deformation(plastic, p.x_bar);
+    const Mat3& Fp = plastic.samples[static_cast<std::size_t>(p.sample)];
     // F_e = F F_p^-1 = dx (F_p Xbar)^-1 (deformation.hpp); no throw inside
     // the parallel loop: a collapsed point does not flow, and the next
     // step's elasticity reports it.
@@ -122,31 +136,29 @@ void update_plastic_strain(PlasticStrain& plastic, const grid::MacGrid& grid, co
     if (p.flowed) p.change = flow * Fp - Fp;
   });
   if (std::none_of(points.begin(), points.end(), [](const PlasticPoint& p) { return p.flowed; })) return;
-  // Serial: neighbouring points add into the same nodes.
-  grid::Array3<Mat3> change(plastic.excess.size(), Mat3::Zero());
-  grid::Array3<Real> weight(plastic.excess.size(), 0.0);
-  grid::Array3<char> touched(plastic.excess.size(), 0);
+  // Serial: several points may read one sample.
+  std::vector<Mat3> change(plastic.samples.size(), Mat3::Zero());
+  std::vector<Real> weight(plastic.samples.size(), 0.0);
+  std::vector<char> touched(plastic.samples.size(), 0);
   for (const PlasticPoint& p : points) {
-    const NodeWeights w = node_weights(plastic, p.x_bar);
-    for (int q = 0; q < 8; ++q) {
-      weight(w.node[q]) += w.weight[q] * p.fraction;
-      if (!p.flowed || w.weight[q] == 0) continue;
-      change(w.node[q]) += w.weight[q] * p.fraction * p.change;
-      touched(w.node[q]) = 1;
-    }
+    const auto s = static_cast<std::size_t>(p.sample);
+    weight[s] += p.fraction;
+    if (!p.flowed) continue;
+    change[s] += p.fraction * p.change;
+    touched[s] = 1;
   }
-  for (Index n = 0; n < plastic.excess.count(); ++n) {
-    if (!touched[n] || !(weight[n] > 0)) continue;
-    const Mat3 Fp = unimodular(Mat3::Identity() + plastic.excess[n] + change[n] / weight[n]);
-    plastic.excess[n] = Fp - Mat3::Identity();
-  }
+  for (std::size_t s = 0; s < plastic.samples.size(); ++s)
+    if (touched[s]) plastic.samples[s] = unimodular(plastic.samples[s] + change[s] / weight[s]);
 }
 
 Real max_plastic_strain(const PlasticStrain& plastic, const MaterialShape& shape) {
   Real worst = 0;
-  for (Index n = 0; n < plastic.excess.count(); ++n) {
-    const Vec3 x_bar = plastic.grid.origin + plastic.grid.dx * plastic.excess.coord(n).cast<Real>();
-    if (material_distance(shape, x_bar) < 0) worst = std::max(worst, plastic.excess[n].norm());
+  for (Index c = 0; c < plastic.first.count(); ++c) {
+    const Index first = plastic.first[c];
+    if (first == NO_SAMPLES) continue;
+    for (int g = 0; g < GAUSS_POINTS; ++g)
+      if (material_distance(shape, sample_position(plastic, plastic.first.coord(c), g)) < 0)
+        worst = std::max(worst, (plastic.samples[static_cast<std::size_t>(first + g)] - Mat3::Identity()).norm());
   }
   return worst;
 }

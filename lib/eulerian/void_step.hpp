@@ -107,7 +107,7 @@ struct EulerianSolid {
   // solids (contact.hpp, collide.hpp); k = 0: no contact response.
   Real contact_stiffness = 0;
   Real contact_friction = 0;
-  // The plastic deformation F_p on the material grid (plasticity.hpp); none:
+  // The plastic deformation F_p at the material grid's Gauss points (plasticity.hpp); none:
   // the solid is elastic.
   std::optional<PlasticStrain> plastic;
 };

@@ -246,23 +246,22 @@ namespace {
 
 std::vector<double> values(const eulerian::Vector& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
 
-// F_p - I of a plastic solid, 9 values per material node; empty for an elastic one.
+// F_p of a plastic solid, 9 values per material sample; empty for an elastic one.
 std::vector<double> plastic_values(const eulerian::EulerianSolid& s) {
   std::vector<double> out;
   if (!s.plastic) return out;
-  for (Index n = 0; n < s.plastic->excess.count(); ++n)
-    out.insert(out.end(), s.plastic->excess[n].data(), s.plastic->excess[n].data() + 9);
+  for (const eulerian::Mat3& Fp : s.plastic->samples) out.insert(out.end(), Fp.data(), Fp.data() + 9);
   return out;
 }
 
 void restore_plastic(const std::vector<double>& from, eulerian::EulerianSolid& s, const std::string& where,
                      const std::string& name) {
-  const std::size_t expected = s.plastic ? 9 * static_cast<std::size_t>(s.plastic->excess.count()) : 0;
+  const std::size_t expected = s.plastic ? 9 * s.plastic->samples.size() : 0;
   if (from.size() != expected)
     checkpoint::throw_mismatch(where, name + "'s plastic strain has " + std::to_string(from.size()) +
                                           " values in the checkpoint, " + std::to_string(expected) + " in the scene");
   for (std::size_t n = 0; 9 * n < from.size(); ++n)
-    s.plastic->excess[static_cast<Index>(n)] = Eigen::Map<const eulerian::Mat3>(from.data() + 9 * n);
+    s.plastic->samples[n] = Eigen::Map<const eulerian::Mat3>(from.data() + 9 * n);
 }
 
 // `to` keeps its size, which the scene fixed; a record of another size does not fit.
