@@ -36,7 +36,7 @@ Mat3 unimodular(const Mat3& F) {
 struct PlasticPoint {
   Index sample = NO_SAMPLES;  // the sample it reads
   Real fraction = 0;          // theta_p
-  Mat3 change;                // F_p,new - F_p,old
+  Mat3 change = Mat3::Zero();  // F_p,new - F_p,old
   bool flowed = false;
 };
 
