@@ -195,6 +195,7 @@ void apply_split_faces(const cutcell::ActiveCells& active, const grid::Array3<Re
     return u < active.whole ? pressure[active.cells[u]] : regions[static_cast<std::size_t>(u - active.whole)];
   };
   std::vector<Real> piece;
+  std::vector<char> touched;
   for (int a = 0; a < 3; ++a)
     for (const auto& [idx, pieces] : split.faces[a]) {
       if (!(fractions[a][idx] > 0)) continue;
@@ -205,6 +206,7 @@ void apply_split_faces(const cutcell::ActiveCells& active, const grid::Array3<Re
       const Real start = velocity[a][idx];
       Real flux = 0, set = 0;
       piece.assign(pieces.size(), start);
+      touched.assign(pieces.size(), 0);
       for (std::size_t k = 0; k < pieces.size(); ++k) {
         const cutcell::FacePiece& p = pieces[k];
         const int ul = active.unknown(low, p.low), uh = active.unknown(high, p.high);
@@ -219,6 +221,7 @@ void apply_split_faces(const cutcell::ActiveCells& active, const grid::Array3<Re
           continue;
         }
         piece[k] = start - coef * gradient;
+        touched[k] = 1;
         flux += p.fraction * piece[k];
         set += p.fraction;
       }
@@ -227,10 +230,8 @@ void apply_split_faces(const cutcell::ActiveCells& active, const grid::Array3<Re
       valid[a][idx] = 1;
       // Pieces no liquid touches take the face's mean (nothing reads them as
       // a flux; a particle that strays there reads a plausible speed).
-      for (std::size_t k = 0; k < pieces.size(); ++k) {
-        const int ul = active.unknown(low, pieces[k].low), uh = active.unknown(high, pieces[k].high);
-        if (ul < 0 && uh < 0) piece[k] = velocity[a][idx];
-      }
+      for (std::size_t k = 0; k < pieces.size(); ++k)
+        if (!touched[k]) piece[k] = velocity[a][idx];
       if (out) out->faces[a][idx] = piece;
     }
 }

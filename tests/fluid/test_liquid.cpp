@@ -5,18 +5,12 @@
 #include "lib/core/parallel.hpp"
 #include "lib/fluid/liquid.hpp"
 #include "lib/levelset/liquid_sdf.hpp"
+#include "tests/grid/fixtures.hpp"
 
 using namespace fsicut;
 using namespace fsicut::fluid;
 
 namespace {
-grid::MacGrid unit_grid(int n) {
-  grid::MacGrid g;
-  g.resolution = {n, n, n};
-  g.dx = 1.0 / n;
-  return g;
-}
-
 // The cells' reach (levelset::NeighbourReach) with a thin solid between the
 // cell columns x = 3 and x = 4: neither column reaches across it.
 grid::Array3<std::uint32_t> reach_cut_between_columns_3_and_4(const grid::MacGrid& g) {
@@ -32,7 +26,7 @@ grid::Array3<std::uint32_t> reach_cut_between_columns_3_and_4(const grid::MacGri
 }  // namespace
 
 TEST_CASE("particles: seeding is deterministic and fills the region at the requested density") {
-  const auto g = unit_grid(16);
+  const auto g = test::unit_cube(16);
   const Region box = [](const Vec3& x) { return x.y() < 0.5; };
   const Points a = seed_particles(g, box, 8, 7);
   const Points b = seed_particles(g, box, 8, 7);
@@ -45,7 +39,7 @@ TEST_CASE("particles: seeding is deterministic and fills the region at the reque
 
 TEST_CASE("particles: lattice seeding gives a flat surface the un-jittered lattice's liquid phi, still jittered") {
   const int n = 24;
-  const auto g = unit_grid(n);
+  const auto g = test::unit_cube(n);
   const grid::Array3<Real> open(g.node_shape(), 1.0);
   const Real volume = std::pow(g.dx, 3) / 8;
   // The lattice's phi one cell below and above a surface on a face (in dx): with
@@ -97,7 +91,7 @@ TEST_CASE("particles: lattice seeding gives a flat surface the un-jittered latti
 }
 
 TEST_CASE("liquid SDF: union of balls from particles") {
-  const auto g = unit_grid(8);
+  const auto g = test::unit_cube(8);
   Points one(3, 1);
   one.col(0) = Vec3(0.5, 0.5, 0.5);
   grid::Array3<Real> phi;
@@ -109,7 +103,7 @@ TEST_CASE("liquid SDF: union of balls from particles") {
 
   // A seeded box: the liquid volume matches the region volume (the liquid phi puts
   // the free surfaces where they were seeded, levelset/liquid_sdf.hpp).
-  const auto g2 = unit_grid(32);
+  const auto g2 = test::unit_cube(32);
   Liquid l = make_liquid(g2, 1000, Vec3(0, -9.81, 0), {});
   add_liquid(l, [](const Vec3& x) { return x.x() > 0.2 && x.x() < 0.7 && x.y() < 0.4; }, Vec3::Zero(), 8, 1);
   initialize(l);

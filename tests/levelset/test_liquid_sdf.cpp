@@ -5,17 +5,11 @@
 #include "lib/fluid/particles.hpp"
 #include "lib/levelset/liquid_sdf.hpp"
 #include "lib/levelset/solid_sdf.hpp"
+#include "tests/grid/fixtures.hpp"
 
 using namespace fsicut;
 
 namespace {
-
-grid::MacGrid cube_grid(int n) {
-  grid::MacGrid g;
-  g.resolution = {n, n, n};
-  g.dx = 1.0 / n;
-  return g;
-}
 
 // The height [m] where phi crosses zero in column (i, k), linear between the
 // centres of the first air cell and the liquid cell below it.
@@ -31,7 +25,7 @@ Real surface_height(const grid::MacGrid& g, const grid::Array3<Real>& phi, int i
 }  // namespace
 
 TEST_CASE("liquid phi: a seeded flat surface is found where it was seeded") {
-  const auto g = cube_grid(32);
+  const auto g = test::unit_cube(32);
   // At a cell centre, half way between faces, and on a boundary of the seeding's
   // sub-cells (otherwise the jitter decides which particles of the cut sub-cells
   // are seeded, and the seeded surface itself is rough).
@@ -80,7 +74,7 @@ TEST_CASE("liquid fraction: normalised by the open space next to walls") {
   // A spherical container (cut cells everywhere on its wall) filled below its
   // centre: every cell whose centre lies in the seeded liquid, at least 1.5 cells
   // below the surface, has rho = 1 however much of its kernel the wall cuts away.
-  const auto g = cube_grid(32);
+  const auto g = test::unit_cube(32);
   const Vec3 centre(0.5, 0.5, 0.5);
   const Real radius = 0.4;
   const auto container = levelset::sphere_solid(centre, radius, true);
@@ -116,7 +110,7 @@ TEST_CASE("liquid fraction: normalised by the open space next to walls") {
 }
 
 TEST_CASE("liquid phi: drops thinner than the kernel stay liquid") {
-  const auto g = cube_grid(16);
+  const auto g = test::unit_cube(16);
   Points one(3, 1);
   one.col(0) = g.cell_center(4, 12, 4);
   const auto solid = levelset::sample_solid_at_nodes(g, {});
@@ -131,7 +125,7 @@ TEST_CASE("liquid phi: drops thinner than the kernel stay liquid") {
 }
 
 TEST_CASE("liquid volume: the bulk by its surface, drops by their particles") {
-  const auto g = cube_grid(32);
+  const auto g = test::unit_cube(32);
   const auto solid = levelset::sample_solid_at_nodes(g, {});
   const Real volume = g.dx * g.dx * g.dx / 8;
   // A block whose faces lie on sub-cell boundaries, two of them off the cell faces.
@@ -157,7 +151,7 @@ TEST_CASE("liquid volume: a free sheet one cell thick and a layer on the floor c
   // layer half a cell deep on the floor beside a block: each particle stands
   // for dx^3 / 8. Before the particles' shares the sheet read 0.83 of its
   // volume (phi's half level crosses it 0.17 dx inside each face).
-  const auto g = cube_grid(32);
+  const auto g = test::unit_cube(32);
   const auto solid = levelset::sample_solid_at_nodes(g, {});
   const Real dx = g.dx, volume = dx * dx * dx / 8;
   std::vector<Vec3> sheet;
@@ -195,7 +189,7 @@ TEST_CASE("liquid phi: equals the direct sums over all particles, for any thread
   // A block with a rough top, a loose spray above it and particles on the domain
   // boundary, with no solid: rho and phi recomputed here from their definitions,
   // every particle against every cell.
-  const auto g = cube_grid(14);
+  const auto g = test::unit_cube(14);
   const Real dx = g.dx;
   Points p = fluid::seed_particles(
       g, [](const Vec3& x) { return x.y() < 0.35 + 0.1 * std::sin(9 * x.x()) * std::cos(7 * x.z()); }, 8, 11);

@@ -7,17 +7,11 @@
 #include "lib/levelset/liquid_sdf.hpp"
 #include "lib/levelset/natural_fraction.hpp"
 #include "lib/levelset/solid_sdf.hpp"
+#include "tests/grid/fixtures.hpp"
 
 using namespace fsicut;
 
 namespace {
-
-grid::MacGrid cube_grid(int n) {
-  grid::MacGrid g;
-  g.resolution = {n, n, n};
-  g.dx = 1.0 / n;
-  return g;
-}
 
 // Seeds the region `inside` (8 jittered particles per cell), drops the
 // particles `drop` picks, measures rho and compares rho_ref with it over the
@@ -34,7 +28,7 @@ using Depth = std::function<Real(const Vec3&)>;
 std::vector<Band> compare(const std::function<bool(const Vec3&)>& inside, const Depth& depth,
                           const std::vector<Real>& from, const std::function<bool(const Vec3&, Index)>& drop = {}) {
   const int n = 32;
-  const auto g = cube_grid(n);
+  const auto g = test::unit_cube(n);
   const Points seeded = fluid::seed_particles(g, inside, 8, 5);
   Points p(3, seeded.cols());
   Index kept = 0;
