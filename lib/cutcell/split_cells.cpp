@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <utility>
@@ -21,6 +23,8 @@ constexpr int REFINE = 4;
 // A face sample's square is clear of surfaces when none lies within this
 // many sample spacings of its centre (half its diagonal, and a margin).
 constexpr Real SQUARE_CLEARANCE = 0.75;
+// The same for an interior sample's cube (half its diagonal is 0.866).
+constexpr Real CUBE_CLEARANCE = 0.9;
 
 // The two axes of a face of axis a, ascending.
 int first_other(int a) { return a == 0 ? 1 : 0; }
@@ -280,6 +284,79 @@ SplitCells split_cells(const grid::MacGrid& grid, const grid::Array3<Real>& soli
       pieces.push_back({regions.first, regions.second, fraction * count / open});
   }
   return split;
+}
+
+std::unordered_map<Index, std::vector<Real>> region_volumes(const SplitCells& split, const grid::MacGrid& grid,
+                                                            const std::vector<levelset::MeshDistance>& surfaces,
+                                                            const std::vector<Index>& cells) {
+  std::vector<std::vector<Real>> volume(cells.size());
+  const Real h = grid.dx / S, whole = Real(1) / INTERIOR, point = whole / (REFINE * REFINE * REFINE);
+  parallel_for(0, static_cast<Index>(cells.size()), [&](Index e) {
+    const Index cell = cells[static_cast<std::size_t>(e)];
+    const auto found = split.samples.find(cell);
+    if (found == split.samples.end()) return;
+    const std::vector<signed char>& label = found->second;
+    const Vec3i& n = grid.resolution;
+    const Vec3i c(static_cast<int>(cell % n.x()), static_cast<int>(cell / n.x() % n.y()),
+                  static_cast<int>(cell / n.x() / n.y()));
+    const Vec3 lo = grid.node_position(c.x(), c.y(), c.z());
+    const std::vector<const levelset::MeshDistance*> near =
+        surfaces_near(surfaces, lo - Vec3::Constant(h), lo + Vec3::Constant(grid.dx + h));
+    std::vector<Real>& v = volume[static_cast<std::size_t>(e)];
+    v.assign(static_cast<std::size_t>(split.count(cell)), 0);
+    for (int s = 0; s < INTERIOR; ++s) {
+      const Vec3 xs = sample_position(grid, c, s);
+      levelset::MeshHit hit;
+      for (const levelset::MeshDistance* m : near) {
+        const levelset::MeshHit h2 = m->closest(xs, CUBE_CLEARANCE * h);
+        if (h2.found && (!hit.found || std::abs(h2.distance) < std::abs(hit.distance))) hit = h2;
+      }
+      if (!hit.found) {
+        if (label[s] >= 0) v[label[s]] += whole;
+        continue;
+      }
+      // The nearest surface's tangent plane, and the wall's depth behind it
+      // along its normal: points in front are on its side, points deeper than
+      // the wall beyond it, the rest in the wall.
+      const Vec3 p = hit.point, normal = hit.normal;
+      Real depth = std::numeric_limits<Real>::infinity();
+      const Vec3 from = p - 1e-3 * h * normal, to = p - 3 * h * normal;
+      for (const levelset::MeshDistance* m : near) {
+        const levelset::SegmentHits behind = m->segment_hits(from, to);
+        if (behind.count > 0) depth = std::min(depth, 1e-3 * h + behind.first * (3 - 1e-3) * h);
+      }
+      const auto side = [&](const Vec3& y) {
+        const Real ahead = (y - p).dot(normal);
+        return ahead > 0 ? 1 : ahead < -depth ? -1 : 0;
+      };
+      const Vec3i at(s % S, (s / S) % S, s / FACE);
+      // The region on each side: the nearest sample of the 3 x 3 x 3 around
+      // in a region on that side (the cube's own first).
+      int region[3] = {-1, -1, -1};
+      Real best[3] = {std::numeric_limits<Real>::infinity(), std::numeric_limits<Real>::infinity(),
+                      std::numeric_limits<Real>::infinity()};
+      for (int m = 0; m < 27; ++m) {
+        const Vec3i o(m % 3 - 1, (m / 3) % 3 - 1, m / 9 - 1), q = at + o;
+        if ((q.array() < 0).any() || (q.array() >= S).any()) continue;
+        const int t = interior_index(q.x(), q.y(), q.z());
+        const int k = side(sample_position(grid, c, t)) + 1;
+        const Real d2 = o.squaredNorm();
+        if (label[t] >= 0 && k != 1 && d2 < best[k]) {
+          best[k] = d2;
+          region[k] = label[t];
+        }
+      }
+      for (int f = 0; f < REFINE * REFINE * REFINE; ++f) {
+        const Vec3 offset = (Vec3(f % REFINE, (f / REFINE) % REFINE, f / (REFINE * REFINE)).array() + 0.5) / REFINE - 0.5;
+        const int r = region[side(xs + h * offset) + 1];
+        if (r >= 0) v[r] += point;
+      }
+    }
+  });
+  std::unordered_map<Index, std::vector<Real>> out;
+  for (std::size_t e = 0; e < cells.size(); ++e)
+    if (!volume[e].empty()) out[cells[e]] = std::move(volume[e]);
+  return out;
 }
 
 int region_of(const SplitCells& split, const grid::MacGrid& grid,

@@ -95,4 +95,21 @@ SplitCells split_cells(const grid::MacGrid& grid, const grid::Array3<Real>& soli
 int region_of(const SplitCells& split, const grid::MacGrid& grid,
               const std::vector<levelset::MeshDistance>& surfaces, Index cell, const Vec3& x);
 
+// Per split cell of `cells` (linear indices), each region's volume as a
+// fraction of the cell. The cube of an interior sample no surface comes near
+// counts whole for its region (none when the sample is in a wall). In the cube
+// of one a surface passes near, REFINE^3 points are placed against the
+// nearest surface's tangent plane and the wall's depth behind it (a segment
+// along the normal): a point in front counts for the nearest sample on that
+// side in a region, a point deeper than the wall for the nearest sample
+// beyond it, a point in between for none. So a region 0.4 cells wide beside a
+// flat wall reads 0.4 within 1/48, walls thinner than a sample spacing
+// included. Why not the segment tests of the faces, one per point: 10 ms per
+// cell, a second per frame in the gate scene; this costs a distance query and
+// a segment per cube. Near a wall's edges and corners the plane is an
+// approximation. Parallel over the cells; deterministic.
+std::unordered_map<Index, std::vector<Real>> region_volumes(const SplitCells& split, const grid::MacGrid& grid,
+                                                            const std::vector<levelset::MeshDistance>& surfaces,
+                                                            const std::vector<Index>& cells);
+
 }  // namespace fsicut::cutcell

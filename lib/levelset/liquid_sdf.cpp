@@ -167,13 +167,15 @@ grid::Array3<Real> kernel_mass(const grid::MacGrid& grid, const Points& particle
 // liquid]: the particle's kernel weights over the cells in `counted` that it
 // reaches, divided by their sum, so every particle with such a cell adds
 // exactly particle_volume / dx^3 over the grid (a partition of unity per
-// particle, at walls too, where the kernel sum of the cells is short).
+// particle, at walls too, where the kernel sum of the cells is short). The
+// particles in `silent` cells (optional) add nothing.
 grid::Array3<Real> particle_shares(const grid::MacGrid& grid, const Points& particles, const ParticleBuckets& buckets,
                                    const NeighbourReach& reach, const grid::Array3<char>& counted,
-                                   Real particle_volume) {
+                                   Real particle_volume, const grid::Array3<char>* silent) {
   const Real cells = particle_volume / (grid.dx * grid.dx * grid.dx);
   std::vector<Real> scale(static_cast<std::size_t>(particles.cols()), 0);
   parallel_for(0, counted.count(), [&](Index cell) {
+    if (silent && (*silent)[cell]) return;
     const Vec3i c = counted.coord(cell);
     for (Index q = buckets.start[cell]; q < buckets.start[cell + 1]; ++q) {
       Real sum = 0;
@@ -293,16 +295,17 @@ void liquid_phi_from_particles(const grid::MacGrid& grid, const Points& particle
 
 Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& particles,
                                   Real particle_volume, const grid::Array3<Real>& solid_phi,
-                                  const NeighbourReach& reach) {
+                                  const NeighbourReach& reach, const CountedApart* apart) {
   const ParticleBuckets buckets = bucket_particles(grid, particles, LIQUID_SEARCH_CELLS);
   grid::Array3<Real> rho;
   fraction(grid, particles, buckets, particle_volume, solid_phi, reach, rho);
+  const grid::Array3<char>* set_apart = apart ? &apart->cells : nullptr;
   grid::Array3<char> open(rho.size());
   parallel_for(0, open.count(), [&](Index idx) {
     const Vec3i c = open.coord(idx);
-    open[idx] = solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) >= 0;
+    open[idx] = solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) >= 0 && !(set_apart && (*set_apart)[idx]);
   });
-  const grid::Array3<Real> shares = particle_shares(grid, particles, buckets, reach, open, particle_volume);
+  const grid::Array3<Real> shares = particle_shares(grid, particles, buckets, reach, open, particle_volume, set_apart);
   auto open_cell = [&](const Vec3i& c) { return open.inside(c.x(), c.y(), c.z()) && open(c); };
   Real cells = 0;  // serial: the summation order, hence the result, is thread-independent
   for (Index n = 0; n < rho.count(); ++n) {
@@ -314,9 +317,12 @@ Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& parti
         Vec3i nb = c;
         nb[a] += side;
         if (open_cell(nb) && rho(nb) < 0.5) interior = false;
+        if (set_apart && open.inside(nb.x(), nb.y(), nb.z()) && (*set_apart)(nb) && !apart->bulk_across(rho, c, a, side))
+          interior = false;
       }
     cells += interior ? 1.0 : std::min(shares[n], Real(1));
   }
+  if (apart) cells += apart->volume(rho);
   return cells * grid.dx * grid.dx * grid.dx;
 }
 

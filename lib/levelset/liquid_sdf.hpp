@@ -28,6 +28,7 @@
 //   no cell of the 3 x 3 x 3 block around has rho >= 1/2 (splashes and drops).
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -144,9 +145,23 @@ void liquid_phi_from_particles(const grid::MacGrid& grid, const Points& particle
 // fewer bulk cells, and a cell holds at most dx^3), which is what
 // `particle_volume` beside it shows; particles spread apart in the bulk count
 // more (the solve sees the space between them as liquid).
+//
+// `apart` (optional): cells the caller counts itself (fluid/volume.hpp: the
+// regions of cells a thin wall splits). They are left out of the sum and of
+// the shares, their particles spread none, a cell's bulk test asks
+// apart->bulk_across about a neighbour among them, and apart->volume adds
+// theirs; both get rho (liquid_fraction_from_particles).
+struct CountedApart {
+  grid::Array3<char> cells;  // cell shape; 1: counted apart
+  // Whether the liquid across the face of `cell` on `side` (-1, 1) of `axis`,
+  // in the cell counted apart there, is bulk.
+  std::function<bool(const grid::Array3<Real>& rho, const Vec3i& cell, int axis, int side)> bulk_across;
+  // The volume of the cells counted apart [cells].
+  std::function<Real(const grid::Array3<Real>& rho)> volume;
+};
 Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& particles,
                                   Real particle_volume, const grid::Array3<Real>& solid_phi,
-                                  const NeighbourReach& reach = {});
+                                  const NeighbourReach& reach = {}, const CountedApart* apart = nullptr);
 
 // Extends the liquid SDF into the solid and closes one-cell holes (DESIGN.md
 // section 3). `fractions` are the open face fractions; "neighbour" below means a

@@ -50,7 +50,7 @@ void check_solid(const SimState& state, const solid::Body& body, Real speed_boun
 
 void check_liquid(const SimState& state, const LiquidVolumes& volumes, Real speed_bound, std::vector<Absurdity>& out) {
   const std::string at = "frame " + std::to_string(state.frame) + ": ";
-  const Real now = fluid::liquid_volume(*state.liquid);
+  const Real now = volumes.now ? *volumes.now : liquid_volume(state);
   if (!std::isfinite(now)) {
     out.push_back({"not finite", at + "the liquid volume is not finite"});
     return;

@@ -57,10 +57,13 @@ struct Absurdity {
 };
 
 // The liquid volumes an absurdity test compares with [m^3]: frame 0's and
-// the previous frame's (none: no liquid, or not known).
+// the previous frame's (none: no liquid, or not known), and this frame's when
+// the caller has measured it already (none: measured here, liquid_volume in
+// state.hpp, which beside thin walls measures the split cells' regions).
 struct LiquidVolumes {
   std::optional<Real> initial;
   std::optional<Real> previous;
+  std::optional<Real> now;
 };
 
 // Every absurd finding about `state` at the end of frame state.frame, in the

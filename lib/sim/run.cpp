@@ -249,7 +249,7 @@ class FrameLoop {
     else checkpoint::remove_all(dir_);
     if (resumed_) initial_volume_ = first_liquid_volume(progress_.stats);
     if (resumed_) previous_volume_ = last_liquid_volume(progress_.stats);
-    else if (state_.liquid) initial_volume_ = fluid::liquid_volume(*state_.liquid);
+    else if (state_.liquid) initial_volume_ = liquid_volume(state_);
     if (!resumed_) {
       progress_.probes = probes_header(state_.probes);
       FrameStats st = empty_stats(state_);
@@ -334,6 +334,8 @@ class FrameLoop {
     const scene::Scene& scene = state_.scene;
     FrameOutput out = capture_frame(state_);
     nlohmann::json record = frame_record(state_, st);
+    const LiquidVolumes volumes{initial_volume_, previous_volume_,
+                                state_.liquid ? std::optional<Real>(record["liquid_volume"].get<Real>()) : std::nullopt};
     const int every = scene.output.checkpoint_every;
     // A checkpoint never refers to a frame that is not on disk: the job writes
     // it after the frame. The last frame gets one too, so a run can be extended.
@@ -354,9 +356,9 @@ class FrameLoop {
       write_job(out, std::move(record), std::move(seconds), rows, std::move(snapshot));
     });
     // After the hand-over: a strict or absurd stop still leaves this frame on disk.
-    check_sanity(state_, initial_volume_, sanity_, control_.strict);
-    check_absurd(state_, {initial_volume_, previous_volume_}, sanity_);
-    if (state_.liquid) previous_volume_ = fluid::liquid_volume(*state_.liquid);
+    check_sanity(state_, volumes, sanity_, control_.strict);
+    check_absurd(state_, volumes, sanity_);
+    previous_volume_ = volumes.now;
   }
 
   // On writer_: the frame's files and manifest (a resumed run keeps the

@@ -28,7 +28,7 @@ void check_absurd(const SimState& state, const LiquidVolumes& volumes, SanityWar
   }
 }
 
-void check_sanity(const SimState& state, std::optional<Real> initial, SanityWarnings& warned, bool strict) {
+void check_sanity(const SimState& state, const LiquidVolumes& volumes, SanityWarnings& warned, bool strict) {
   warned.inverted.resize(state.solids.size(), false);
   for (std::size_t i = 0; i < state.solids.size(); ++i) {
     const Index inverted = inverted_elements(state.solids[i]);
@@ -42,7 +42,8 @@ void check_sanity(const SimState& state, std::optional<Real> initial, SanityWarn
     warned.inverted[i] = true;
   }
   if (!state.liquid || warned.volume_drift) return;
-  const Real now = fluid::liquid_volume(*state.liquid);
+  const Real now = volumes.now ? *volumes.now : liquid_volume(state);
+  const std::optional<Real>& initial = volumes.initial;
   if (initial && *initial > 0 && std::abs(now - *initial) > LIQUID_VOLUME_DRIFT_WARNING * *initial) {
     char message[256];
     std::snprintf(message, sizeof message,

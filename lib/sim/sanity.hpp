@@ -30,10 +30,11 @@ struct SanityWarnings {
 // each kind is a warning once.
 void check_absurd(const SimState& state, const LiquidVolumes& volumes, SanityWarnings& warned);
 
-// At each frame's end (`initial`: frame 0's liquid volume [m^3]): warns about
+// At each frame's end (`volumes`: frame 0's liquid volume and, when known,
+// this frame's [m^3]): warns about
 // inverted tetrahedra (naming the solid and the frame) and about liquid volume
 // drift beyond LIQUID_VOLUME_DRIFT_WARNING; with `strict`, inverted tetrahedra
 // are a SimulationError (exit 70) instead.
-void check_sanity(const SimState& state, std::optional<Real> initial, SanityWarnings& warned, bool strict);
+void check_sanity(const SimState& state, const LiquidVolumes& volumes, SanityWarnings& warned, bool strict);
 
 }  // namespace fsicut::sim

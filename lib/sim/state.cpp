@@ -5,7 +5,9 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
+#include "lib/cutcell/split_cells.hpp"
 #include "lib/cutcell/thin_solids.hpp"
+#include "lib/fluid/volume.hpp"
 #include "lib/levelset/mesh_sdf.hpp"
 #include "lib/mesh/check.hpp"
 #include "lib/scene/names.hpp"
@@ -122,6 +124,20 @@ SimState build_state(const scene::Scene& scene) {
   return state;
 }
 
+Real liquid_volume(const SimState& state) {
+  if (!state.liquid) return 0;
+  const fluid::Liquid& l = *state.liquid;
+  if (l.split.samples.empty()) return fluid::liquid_volume(l);
+  const std::vector<levelset::MeshDistance>& surfaces = state.surfaces.meshes;
+  const fluid::RegionOf region_of = [&](Index cell, const Vec3& x) {
+    return cutcell::region_of(l.split, l.grid, surfaces, cell, x);
+  };
+  const fluid::MeasureRegions measure = [&](const std::vector<Index>& cells) {
+    return cutcell::region_volumes(l.split, l.grid, surfaces, cells);
+  };
+  return fluid::liquid_volume(l, region_of, measure);
+}
+
 std::string summary(const SimState& state) {
   const scene::Scene& s = state.scene;
   std::ostringstream out;
@@ -131,7 +147,7 @@ std::string summary(const SimState& state) {
   out << "time      " << s.time.frames << " frames at " << s.time.fps << " fps (" << s.time.frames / s.time.fps
       << " s), cfl " << s.time.cfl << ", at most " << s.time.max_substeps << " substeps per frame\n";
   if (state.liquid)
-    out << "liquid    " << state.liquid->particles.cols() << " particles, volume " << fluid::liquid_volume(*state.liquid)
+    out << "liquid    " << state.liquid->particles.cols() << " particles, volume " << liquid_volume(state)
         << " m^3, density " << s.fluid.density << " kg/m^3\n";
   else
     out << "liquid    none\n";

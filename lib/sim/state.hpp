@@ -53,6 +53,11 @@ inline bool is_reduced(const SimState& state, std::size_t b) {
   return b < state.reduced.size() && state.reduced[b].has_value();
 }
 
+// The liquid volume [m^3] that stats.jsonl reports (0 without liquid): the
+// regions of the cells thin walls split counted one by one (fluid/volume.hpp),
+// measured against state.surfaces.
+Real liquid_volume(const SimState& state);
+
 // A human-readable summary (grid, liquid, solids with node/tet counts,
 // coupling; a reduced body's modal frequencies) for `fsicut --validate`.
 std::string summary(const SimState& state);

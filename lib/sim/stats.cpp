@@ -22,7 +22,7 @@ json frame_record(const SimState& state, const FrameStats& s) {
   j["time"] = s.time;
   j["substeps"] = s.substeps;
   j["cfl_exceeded"] = s.cfl_exceeded;
-  j["liquid_volume"] = state.liquid ? fluid::liquid_volume(*state.liquid) : 0.0;
+  j["liquid_volume"] = liquid_volume(state);
   const fluid::Packing packing = state.liquid ? fluid::packing(*state.liquid) : fluid::Packing{};
   j["particle_volume"] = packing.particle_volume;
   j["deep_density"] = packing.deep_density;

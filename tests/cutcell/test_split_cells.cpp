@@ -151,3 +151,55 @@ TEST_CASE("split cells: regions that meet only through split faces still get a p
   // those right of it, and the column's regions on either side of the plate.
   CHECK(sys.pinned_groups == 4);
 }
+
+TEST_CASE("split cells: each region's volume is the open space on its side of the wall") {
+  // The plate of the first test (x = 0.44 .. 0.45 inside the cells x = 0.4 ..
+  // 0.5): 0.4 of each cell on its low side, 0.5 on its high side, 0.1 in it.
+  // In steps of 1/24 of a cell per axis the two read within 1/48 each.
+  const Setup s(Vec3(0.44, -1, -1), Vec3(0.45, 2, 2));
+  const std::vector<Index> cells{s.cell(4, 3, 3), s.cell(4, 0, 7)};
+  const std::unordered_map<Index, std::vector<Real>> v = region_volumes(s.split, s.grid, s.surfaces, cells);
+  REQUIRE(v.size() == 2);
+  for (Index c : cells) {
+    REQUIRE(v.at(c).size() == 2);
+    CHECK(std::abs(v.at(c)[0] - 0.4) <= 1.0 / 48);
+    CHECK(std::abs(v.at(c)[1] - 0.5) <= 1.0 / 48);
+  }
+  // A cell nothing splits has no region volumes.
+  CHECK(region_volumes(s.split, s.grid, s.surfaces, {s.cell(3, 3, 3)}).empty());
+}
+
+TEST_CASE("split cells: a tilted wall's regions measure the prisms on either side") {
+  // A plate 0.012 m thick tilted in x-y: its mid-plane x = 0.445 + 0.2 (y - 0.35),
+  // so in the cell (4, 3, k) (x 0.4 .. 0.5, y 0.3 .. 0.4) the mid-plane runs
+  // from x = 0.435 to 0.455: the low side's open space is the mean of the
+  // distance to the plate's low face over the cell's height, 0.445 - 0.4 -
+  // 0.006 / cos(a) per cell width, the high side's 0.5 - 0.445 - 0.006 / cos(a).
+  const Real slope = 0.2, half = 0.006;
+  const Real c = 1 / std::sqrt(1 + slope * slope), sn = slope * c;
+  // The plate as a box in its own frame, rotated about z at (0.445, 0.35).
+  grid::MacGrid grid;
+  grid.resolution = {8, 8, 8};
+  grid.dx = 0.1;
+  mesh::TetMesh m = mesh::box_mesh(Vec3(-half, -2, -1), Vec3(half, 2, 2), Vec3i(1, 4, 4));
+  for (Index n = 0; n < m.rest.cols(); ++n) {
+    const Vec3 p = m.rest.col(n);
+    m.rest.col(n) = Vec3(0.445 + c * p.x() + sn * p.y(), 0.35 - sn * p.x() + c * p.y(), p.z());
+  }
+  std::vector<levelset::MeshDistance> surfaces;
+  surfaces.emplace_back(m.rest, m.boundary);
+  grid::Array3<Real> phi = levelset::sample_mesh_sdf_at_nodes(grid, surfaces[0], 5 * grid.dx);
+  levelset::resolve_surface_ties(grid, phi);
+  FaceFractions fractions;
+  compute_face_fractions(grid, phi, fractions);
+  grid::Array3<char> flagged;
+  close_thin_solid_faces(grid, phi, surfaces, fractions, flagged);
+  const SplitCells split = split_cells(grid, phi, surfaces, flagged, fractions);
+  const Index cell = 4 + 8 * (3 + 8 * 4);
+  REQUIRE(split.count(cell) == 2);
+  const std::vector<Real> v = region_volumes(split, grid, surfaces, {cell}).at(cell);
+  const Real low = (0.445 - 0.4 - half / c) / 0.1, high = (0.5 - 0.445 - half / c) / 0.1;
+  MESSAGE("regions " << v[0] << " and " << v[1] << " against " << low << " and " << high);
+  CHECK(std::abs(v[0] - low) <= 1.0 / 48);
+  CHECK(std::abs(v[1] - high) <= 1.0 / 48);
+}

@@ -88,14 +88,14 @@ TEST_SUITE("validation") {
         "pinned": [ { "type": "box", "min": [0.7, -0.1, -0.1], "max": [1.0, 1.1, 0.3] } ] } ])"));
     for (sim::SimState* s : {&obstacle, &solid}) {
       const bool deformable = s == &solid;
-      const Real v0 = fluid::liquid_volume(*s->liquid);
+      const Real v0 = sim::liquid_volume(*s);
       Real worst = 0;
       Index crossed = 0;
       test::advance(*s, 1.5, [&](const sim::SimState& st) {
         worst = std::max(worst, test::max_liquid_face_speed(*st.liquid));
         crossed = std::max(crossed, count_beyond(*st.liquid, 0.75));
       });
-      const Real drift = fluid::liquid_volume(*s->liquid) / v0 - 1;
+      const Real drift = sim::liquid_volume(*s) / v0 - 1;
       MESSAGE(std::string(deformable ? "deformable wall" : "obstacle") << ": largest liquid speed over 1.5 s " << worst
                                                              << " m/s, particles past x = 0.75 m " << crossed
                                                              << ", volume drift " << 100 * drift << " %");
@@ -132,12 +132,12 @@ TEST_SUITE("validation") {
     REQUIRE(solid.liquid->particles.cols() == obstacle.liquid->particles.cols());
     CHECK((solid.liquid->particles - obstacle.liquid->particles).cwiseAbs().maxCoeff() == 0);
     for (sim::SimState* s : {&obstacle, &solid}) {
-      const Real v0 = fluid::liquid_volume(*s->liquid);
+      const Real v0 = sim::liquid_volume(*s);
       Real worst = 0;
       test::advance(*s, 1.0, [&](const sim::SimState& st) {
         worst = std::max(worst, test::max_liquid_face_speed(*st.liquid));
       });
-      const Real drift = fluid::liquid_volume(*s->liquid) / v0 - 1;
+      const Real drift = sim::liquid_volume(*s) / v0 - 1;
       MESSAGE(std::string(s == &solid ? "pinned solid" : "obstacle") << ": largest liquid speed over 1 s " << worst
                                                           << " m/s, volume drift " << 100 * drift << " %");
       CHECK(worst < STILL_SPEED);
@@ -159,7 +159,7 @@ TEST_SUITE("validation") {
       sim::SimState s = test::coupled_state(
           thin_wall(wall == pinned ? whole : edges,
                     wall == pinned ? "1e6" : wall == bulging ? bulging_modulus : swinging_modulus, element));
-      const Real v0 = fluid::liquid_volume(*s.liquid);
+      const Real v0 = sim::liquid_volume(s);
       Index crossed = 0;
       Real worst = 0, moved = 0;
       const Real rest_edge = right_edge(s.solids[0]);
@@ -168,7 +168,7 @@ TEST_SUITE("validation") {
         worst = std::max(worst, test::max_liquid_face_speed(*st.liquid));
         moved = std::max(moved, right_edge(st.solids[0]) - rest_edge);
       });
-      const Real drift = fluid::liquid_volume(*s.liquid) / v0 - 1;
+      const Real drift = sim::liquid_volume(s) / v0 - 1;
       MESSAGE(std::string(name) << " wall: particles past it " << crossed << ", largest liquid speed " << worst
                    << " m/s, wall moved " << moved << " m, volume drift " << 100 * drift << " %");
       CHECK(crossed == 0);
@@ -207,14 +207,14 @@ TEST_SUITE("validation") {
     sim::SimState s = test::coupled_state(
         slab_tank(R"("obstacles": [ { "type": "box", "min": [0.76, -0.1, -0.1], "max": [0.785, 1.0, 0.3] } ])"));
     REQUIRE(s.solids.empty());
-    const Real v0 = fluid::liquid_volume(*s.liquid);
+    const Real v0 = sim::liquid_volume(s);
     Index crossed = 0;
     Real worst = 0;
     test::advance(s, 2.0, [&](const sim::SimState& st) {
       crossed = std::max(crossed, count_beyond(*st.liquid, 0.76));
       worst = std::max(worst, test::max_liquid_face_speed(*st.liquid));
     });
-    const Real drift = fluid::liquid_volume(*s.liquid) / v0 - 1;
+    const Real drift = sim::liquid_volume(s) / v0 - 1;
     MESSAGE("obstacle wall: particles past it " << crossed << ", largest liquid speed " << worst
                                                << " m/s, volume drift " << 100 * drift << " %");
     CHECK(crossed == 0);
@@ -231,7 +231,7 @@ TEST_SUITE("validation") {
     // the floor; it bends only to the right, so a particle right of its
     // rightmost node has passed it.
     const Real rest_edge = right_edge(s.solids[0]);
-    const Real v0 = fluid::liquid_volume(*s.liquid);
+    const Real v0 = sim::liquid_volume(s);
     Index passed = 0;
     Real moved = 0, lowest = 1;
     test::advance(s, 1.0, [&](const sim::SimState& st) {
@@ -239,7 +239,7 @@ TEST_SUITE("validation") {
       moved = std::max(moved, right_edge(st.solids[0]) - rest_edge);
       lowest = std::min(lowest, st.solids[0].x.row(1).minCoeff());
     });
-    const Real drift = fluid::liquid_volume(*s.liquid) / v0 - 1;
+    const Real drift = sim::liquid_volume(s) / v0 - 1;
     MESSAGE("particles past the gate " << passed << " of " << s.liquid->particles.cols() << "; the gate's edge moved up to "
                                        << moved << " m; its lowest node at " << lowest << " m; volume drift "
                                        << 100 * drift << " %");
