@@ -226,9 +226,11 @@ SplitCells split_cells(const grid::MacGrid& grid, const grid::Array3<Real>& soli
     of[examined[e]] = &sampled[e];
     split.regions[examined[e]] = sampled[e].regions;
     if (sampled[e].buried) split.buried.insert(examined[e]);
-    if (sampled[e].regions >= 2) {
-      split.samples[examined[e]].assign(sampled[e].label.begin(), sampled[e].label.begin() + INTERIOR);
-    }
+    const auto first = sampled[e].label.begin(), last = first + INTERIOR;
+    if (sampled[e].regions >= 2)
+      split.samples[examined[e]].assign(first, last);
+    else if (sampled[e].regions == 1 && std::find(first, last, -1) != last)
+      split.partial[examined[e]].assign(first, last);
   }
   // Every face of an examined cell, once, as (axis, face index).
   std::vector<std::pair<int, Index>> faces;
@@ -293,9 +295,9 @@ std::unordered_map<Index, std::vector<Real>> region_volumes(const SplitCells& sp
   const Real h = grid.dx / S, whole = Real(1) / INTERIOR, point = whole / (REFINE * REFINE * REFINE);
   parallel_for(0, static_cast<Index>(cells.size()), [&](Index e) {
     const Index cell = cells[static_cast<std::size_t>(e)];
-    const auto found = split.samples.find(cell);
-    if (found == split.samples.end()) return;
-    const std::vector<signed char>& label = found->second;
+    const auto in_split = split.samples.find(cell), in_partial = split.partial.find(cell);
+    if (in_split == split.samples.end() && in_partial == split.partial.end()) return;
+    const std::vector<signed char>& label = in_split != split.samples.end() ? in_split->second : in_partial->second;
     const Vec3i& n = grid.resolution;
     const Vec3i c(static_cast<int>(cell % n.x()), static_cast<int>(cell / n.x() % n.y()),
                   static_cast<int>(cell / n.x() / n.y()));

@@ -73,6 +73,10 @@ struct SplitCells {
   // Per split cell, the region of each interior sample (-1: in a solid or in
   // no region), x fastest: what region_of() reads.
   std::unordered_map<Index, std::vector<signed char>> samples;
+  // The same for the examined cells with one region that a wall covers in
+  // part (some interior sample in a solid): what region_volumes reads for
+  // their open part. region_of() does not read them (their region is 0).
+  std::unordered_map<Index, std::vector<signed char>> partial;
 
   bool empty() const { return regions.empty(); }
   // Regions of a cell: 1 unless examined.
@@ -95,8 +99,8 @@ SplitCells split_cells(const grid::MacGrid& grid, const grid::Array3<Real>& soli
 int region_of(const SplitCells& split, const grid::MacGrid& grid,
               const std::vector<levelset::MeshDistance>& surfaces, Index cell, const Vec3& x);
 
-// Per split cell of `cells` (linear indices), each region's volume as a
-// fraction of the cell. The cube of an interior sample no surface comes near
+// Per split cell or partial cell (SplitCells::partial) of `cells` (linear
+// indices), each region's volume as a fraction of the cell. The cube of an interior sample no surface comes near
 // counts whole for its region (none when the sample is in a wall). In the cube
 // of one a surface passes near, REFINE^3 points are placed against the
 // nearest surface's tangent plane and the wall's depth behind it (a segment

@@ -8,7 +8,8 @@ namespace {
 // The particles' seeded volume per region of each split cell [cells].
 std::unordered_map<Index, std::vector<Real>> held_volume(const Liquid& l, const RegionOf& region_of) {
   std::unordered_map<Index, std::vector<Real>> held;
-  for (const auto& [cell, label] : l.split.samples) held[cell].assign(static_cast<std::size_t>(l.split.count(cell)), 0);
+  for (const auto* cells : {&l.split.samples, &l.split.partial})
+    for (const auto& [cell, label] : *cells) held[cell].assign(static_cast<std::size_t>(l.split.count(cell)), 0);
   const Real share = l.particle_volume / (l.grid.dx * l.grid.dx * l.grid.dx);
   const Vec3i n = l.grid.resolution;
   for (Index p = 0; p < l.particles.cols(); ++p) {
@@ -26,7 +27,7 @@ std::unordered_map<Index, std::vector<Real>> held_volume(const Liquid& l, const 
 }  // namespace
 
 Real liquid_volume(const Liquid& l, const RegionOf& region_of, const MeasureRegions& measure) {
-  if (l.split.samples.empty() || !region_of) return liquid_volume(l);
+  if ((l.split.samples.empty() && l.split.partial.empty()) || !region_of) return liquid_volume(l);
   const grid::MacGrid& g = l.grid;
   const std::unordered_map<Index, std::vector<Real>> held = held_volume(l, region_of);
   std::vector<Index> wet;

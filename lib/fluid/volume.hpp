@@ -1,6 +1,7 @@
 #pragma once
 // The liquid volume beside thin walls: the regions of split cells
-// (cutcell/split_cells.hpp) counted one by one.
+// (cutcell/split_cells.hpp) counted one by one, and the cells a thin wall
+// covers in part counted by their open part.
 //
 // levelset::liquid_volume_from_particles counts a cell whole when it and its
 // neighbours hold bulk liquid, and by its particles' shares otherwise. A cell
@@ -20,6 +21,12 @@
 // full sliver are not volume), and min(n_r v_p, V_r dx^3) otherwise. The
 // cells around take rho_r into their own bulk test through the face's pieces.
 // Particles inside the wall (region -1) count for none.
+//
+// A cell a thin wall covers in part without dividing it (one region,
+// SplitCells::partial) counts the same way with its one region's volume: the
+// cells alone counted it whole when its centre was open, the wall's volume as
+// water, and nothing when its centre was in the wall, so the reading jumped
+// each time a moving wall's face crossed a cell centre.
 #include <functional>
 #include <unordered_map>
 #include <vector>

@@ -6,6 +6,7 @@
 
 #include "lib/core/parallel.hpp"
 #include "lib/levelset/particle_buckets.hpp"
+#include "lib/levelset/solid_sdf.hpp"
 
 namespace fsicut::levelset {
 namespace {
@@ -164,32 +165,32 @@ grid::Array3<Real> kernel_mass(const grid::MacGrid& grid, const Points& particle
 }
 
 // Each particle's share of its volume per cell, summed per cell [cells of
-// liquid]: the particle's kernel weights over the cells in `counted` that it
-// reaches, divided by their sum, so every particle with such a cell adds
-// exactly particle_volume / dx^3 over the grid (a partition of unity per
-// particle, at walls too, where the kernel sum of the cells is short). The
-// particles in `silent` cells (optional) add nothing.
+// liquid]: the particle's kernel weights over the cells it reaches, each times
+// the cell's `space` (its open fraction; 0: not counted), divided by their
+// sum, so every particle with such a cell adds exactly particle_volume / dx^3
+// over the grid (a partition of unity per particle, at walls too, where the
+// kernel sum of the cells is short), and a cell a solid fills in part gets
+// the share of its open part. The particles in `silent` cells (optional) add
+// nothing.
 grid::Array3<Real> particle_shares(const grid::MacGrid& grid, const Points& particles, const ParticleBuckets& buckets,
-                                   const NeighbourReach& reach, const grid::Array3<char>& counted,
+                                   const NeighbourReach& reach, const grid::Array3<Real>& space,
                                    Real particle_volume, const grid::Array3<char>* silent) {
   const Real cells = particle_volume / (grid.dx * grid.dx * grid.dx);
   std::vector<Real> scale(static_cast<std::size_t>(particles.cols()), 0);
-  parallel_for(0, counted.count(), [&](Index cell) {
+  parallel_for(0, space.count(), [&](Index cell) {
     if (silent && (*silent)[cell]) return;
-    const Vec3i c = counted.coord(cell);
+    const Vec3i c = space.coord(cell);
     for (Index q = buckets.start[cell]; q < buckets.start[cell + 1]; ++q) {
       Real sum = 0;
       for_each_kernel_cell(grid, particles.col(buckets.order[q]), c.x(), c.y(), c.z(),
                            particle_reach(reach, buckets, cell, q), [&](Index n, Real w) {
-                             if (counted[n]) sum += w;
+                             sum += w * space[n];
                            });
       scale[static_cast<std::size_t>(buckets.order[q])] = sum > 0 ? cells / sum : 0;
     }
   });
   grid::Array3<Real> shares = kernel_mass(grid, particles, buckets, reach, &scale);
-  parallel_for(0, shares.count(), [&](Index n) {
-    if (!counted[n]) shares[n] = 0;
-  });
+  parallel_for(0, shares.count(), [&](Index n) { shares[n] *= space[n]; });
   return shares;
 }
 
@@ -300,12 +301,14 @@ Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& parti
   grid::Array3<Real> rho;
   fraction(grid, particles, buckets, particle_volume, solid_phi, reach, rho);
   const grid::Array3<char>* set_apart = apart ? &apart->cells : nullptr;
+  grid::Array3<Real> space(rho.size());
   grid::Array3<char> open(rho.size());
   parallel_for(0, open.count(), [&](Index idx) {
     const Vec3i c = open.coord(idx);
-    open[idx] = solid_phi_at_cell(solid_phi, c.x(), c.y(), c.z()) >= 0 && !(set_apart && (*set_apart)[idx]);
+    space[idx] = set_apart && (*set_apart)[idx] ? 0 : cell_open_fraction(solid_phi, c.x(), c.y(), c.z());
+    open[idx] = space[idx] > 0;
   });
-  const grid::Array3<Real> shares = particle_shares(grid, particles, buckets, reach, open, particle_volume, set_apart);
+  const grid::Array3<Real> shares = particle_shares(grid, particles, buckets, reach, space, particle_volume, set_apart);
   auto open_cell = [&](const Vec3i& c) { return open.inside(c.x(), c.y(), c.z()) && open(c); };
   Real cells = 0;  // serial: the summation order, hence the result, is thread-independent
   for (Index n = 0; n < rho.count(); ++n) {
@@ -320,7 +323,7 @@ Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& parti
         if (set_apart && open.inside(nb.x(), nb.y(), nb.z()) && (*set_apart)(nb) && !apart->bulk_across(rho, c, a, side))
           interior = false;
       }
-    cells += interior ? 1.0 : std::min(shares[n], Real(1));
+    cells += interior ? space[n] : std::min(shares[n], space[n]);
   }
   if (apart) cells += apart->volume(rho);
   return cells * grid.dx * grid.dx * grid.dx;

@@ -129,22 +129,29 @@ void liquid_phi_from_particles(const grid::MacGrid& grid, const Points& particle
                                const grid::Array3<Real>& solid_phi, grid::Array3<Real>& phi,
                                const NeighbourReach& reach = {});
 
-// The liquid volume [m^3]: the space the liquid fills, over the cells whose centre
-// is outside the solid (mean of the node `solid_phi` >= 0; "open" below). A cell
-// counts dx^3 when it and its open face neighbours have rho >= 1/2 (the bulk the
+// The liquid volume [m^3]: the space the liquid fills, over the cells with open
+// space (cell_open_fraction of the node `solid_phi`, f > 0; "open" below). A cell
+// counts f dx^3 when it and its open face neighbours have rho >= 1/2 (the bulk the
 // pressure solve sees as liquid, where the seeding's +-6 % noise in rho is not
-// volume), and otherwise dx^3 min(s, 1), s the particles' shares in it: each
+// volume), and otherwise dx^3 min(s, f), s the particles' shares in it: each
 // particle spreads its volume over the open cells its kernel reaches with the
-// weights W normalised to sum to 1 for that particle, so the s of all cells sum
-// to the particles' volume exactly, at walls too. Why shares and not phi's ramp:
+// weights W f normalised to sum to 1 for that particle, so the s of all cells
+// sum to the particles' volume exactly, at walls too, and a cell a solid fills
+// in part gets its open part's share (with W alone the cap f lost what the
+// kernel put there: the torus splash read -1.5 % at 1 s). Why shares and not phi's ramp:
 // phi's half level thins a sheet one cell thick to 0.83 cells and drops one
 // thinner than 0.7 cells, and rho (normalised per cell, so that the bulk reads 1
 // at a wall) counts a layer 0.3 cells deep on the floor at 0.76 of its volume:
 // the torus splash, whose water ends as such a layer, read -22 % (phi) or -37 %
 // (rho) at 1 s, and -0.2 % with shares. Packed particles count less (they fill
-// fewer bulk cells, and a cell holds at most dx^3), which is what
+// fewer bulk cells, and a cell holds at most f dx^3), which is what
 // `particle_volume` beside it shows; particles spread apart in the bulk count
-// more (the solve sees the space between them as liquid).
+// more (the solve sees the space between them as liquid). Why f and not the
+// cell's centre: counting a cell whole when its centre is open and not at all
+// otherwise is right on average beside a thick solid, but a wall thinner than a
+// cell on a node plane counted as water (still water beside a wall 0.9 cells
+// thick read +5.3 %), and a moving wall's face changed the reading each time it
+// crossed a cell centre.
 //
 // `apart` (optional): cells the caller counts itself (fluid/volume.hpp: the
 // regions of cells a thin wall splits). They are left out of the sum and of

@@ -94,4 +94,34 @@ Vec3 solid_normal(const StaticSolid& solid, const Vec3& x, Real h) {
   return norm > 0 ? Vec3(g / norm) : Vec3::Zero();
 }
 
+Real cell_open_fraction(const grid::Array3<Real>& phi, int i, int j, int k) {
+  Real corner[8];
+  bool any_solid = false;
+  for (int b = 0; b < 8; ++b) {
+    corner[b] = phi(i + (b & 1), j + ((b >> 1) & 1), k + (b >> 2));
+    any_solid = any_solid || corner[b] < 0;
+  }
+  if (!any_solid) return 1;
+  // Along the axis the field changes most; the interpolant is linear on every
+  // line along an axis, so each line's open length is exact.
+  Real change[3] = {0, 0, 0};
+  for (int b = 0; b < 8; ++b)
+    for (int a = 0; a < 3; ++a) change[a] += ((b >> a) & 1 ? corner[b] : -corner[b]);
+  int axis = 0;
+  for (int a = 1; a < 3; ++a)
+    if (std::abs(change[a]) > std::abs(change[axis])) axis = a;
+  const int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
+  constexpr int N = OPEN_FRACTION_POINTS;
+  Real open = 0;
+  for (int p = 0; p < N * N; ++p) {
+    const Real s = (p % N + 0.5) / N, t = (p / N + 0.5) / N;
+    Real end[2] = {0, 0};  // the line's values on the cell's low and high face along `axis`
+    for (int b = 0; b < 8; ++b)
+      end[(b >> axis) & 1] += corner[b] * ((b >> u) & 1 ? s : 1 - s) * ((b >> v) & 1 ? t : 1 - t);
+    if (end[0] > 0 && end[1] > 0) open += 1;
+    else if (end[0] > 0 || end[1] > 0) open += (end[0] > 0 ? end[0] : end[1]) / std::abs(end[0] - end[1]);
+  }
+  return open / (N * N);
+}
+
 }  // namespace fsicut::levelset

@@ -66,6 +66,16 @@ void extend_through_domain_walls(grid::Array3<Real>& phi);
 
 // The value and the outward unit normal (normalized central-difference gradient
 // with step h [m]) of `solid` at x. The normal is zero where the gradient vanishes.
+// The open fraction of cell (i, j, k) [0, 1] by the node SDF `phi` (< 0 in
+// solids, at the cell's 8 corners): where the trilinear interpolant is
+// positive, integrated exactly along the axis it changes most on
+// OPEN_FRACTION_POINTS^2 lines across the cell (it is linear on each). A flat
+// wall facing an axis reads exactly (its face a third of the way into the
+// cell: 2/3), a tilted one within 1 / (2 OPEN_FRACTION_POINTS). 1 when no
+// corner is negative.
+inline constexpr int OPEN_FRACTION_POINTS = 4;
+Real cell_open_fraction(const grid::Array3<Real>& phi, int i, int j, int k);
+
 Vec3 solid_normal(const StaticSolid& solid, const Vec3& x, Real h);
 
 }  // namespace fsicut::levelset

@@ -169,6 +169,23 @@ TEST_CASE("split cells: each region's volume is the open space on its side of th
   CHECK(region_volumes(s.split, s.grid, s.surfaces, {s.cell(3, 3, 3)}).empty());
 }
 
+TEST_CASE("split cells: a wall flush with a cell's face leaves one region - its open part measured") {
+  // A plate x = 0.481 .. 0.4995 inside the cells x = 0.4 .. 0.5: the gap to the
+  // face x = 0.5 is narrower than a sample spacing, so the cell has one
+  // region, 0.81 of it open. The cell beyond (x = 0.5 .. 0.6) is examined
+  // too, and nothing covers it.
+  const Setup s(Vec3(0.481, -1, -1), Vec3(0.4995, 2, 2));
+  const Index c = s.cell(4, 3, 3), beyond = s.cell(5, 3, 3);
+  REQUIRE(s.split.regions.count(c) == 1);
+  CHECK(s.split.count(c) == 1);
+  REQUIRE(s.split.partial.count(c) == 1);
+  CHECK(s.split.partial.count(beyond) == 0);
+  CHECK(s.split.samples.count(c) == 0);
+  const std::vector<Real> v = region_volumes(s.split, s.grid, s.surfaces, {c}).at(c);
+  REQUIRE(v.size() == 1);
+  CHECK(std::abs(v[0] - 0.81) <= 1.0 / 48);
+}
+
 TEST_CASE("split cells: a tilted wall's regions measure the prisms on either side") {
   // A plate 0.012 m thick tilted in x-y: its mid-plane x = 0.445 + 0.2 (y - 0.35),
   // so in the cell (4, 3, k) (x 0.4 .. 0.5, y 0.3 .. 0.4) the mid-plane runs

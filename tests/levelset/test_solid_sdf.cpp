@@ -42,3 +42,26 @@ TEST_CASE("solid SDF: a box flush with the domain's walls reads as the same box 
     if (std::abs(through[n]) <= g.dx) CHECK(flush[n] == doctest::Approx(through[n]));
   }
 }
+
+TEST_CASE("solid SDF: a cell's open fraction is the share of it outside a flat wall") {
+  // A 1 x 1 x 1 grid of unit cells: phi at its 8 corners.
+  grid::MacGrid grid;
+  grid.resolution = {1, 1, 1};
+  grid.dx = 1;
+  const auto fraction_beside = [&](const StaticSolid& solid) {
+    return cell_open_fraction(sample_solid_at_nodes(grid, solid), 0, 0, 0);
+  };
+  // No corner in a solid: the whole cell; every corner in one: none.
+  CHECK(fraction_beside(plane_solid(Vec3(0, 0, -1), Vec3(0, 0, 1))) == 1);
+  CHECK(fraction_beside(plane_solid(Vec3(0, 0, 2), Vec3(0, 0, 1))) == 0);
+  // A wall's face a third of the way in along any axis: 2/3 exactly.
+  for (int a = 0; a < 3; ++a) {
+    const Vec3 e = Vec3::Unit(a);
+    CHECK(fraction_beside(plane_solid(e / 3, e)) == doctest::Approx(2.0 / 3).epsilon(1e-12));
+  }
+  // Tilted: the solid below the plane x + y = 0.8, which leaves the triangle
+  // x + y < 0.8 of each z-slice, area 0.32, in the solid: 0.68 open, within
+  // half a line's spacing.
+  const Vec3 n = Vec3(1, 1, 0).normalized();
+  CHECK(std::abs(fraction_beside(plane_solid(Vec3(0.4, 0.4, 0), n)) - 0.68) <= 0.5 / OPEN_FRACTION_POINTS);
+}
