@@ -100,8 +100,9 @@ int region_of(const SplitCells& split, const grid::MacGrid& grid,
               const std::vector<levelset::MeshDistance>& surfaces, Index cell, const Vec3& x);
 
 // Per split cell or partial cell (SplitCells::partial) of `cells` (linear
-// indices), each region's volume as a fraction of the cell. The cube of an interior sample no surface comes near
-// counts whole for its region (none when the sample is in a wall). In the cube
+// indices), each region's volume as a fraction of the cell. The cube of an
+// interior sample no surface comes near counts whole for its region (none when
+// the sample is in a wall). In the cube
 // of one a surface passes near, REFINE^3 points are placed against the
 // nearest surface's tangent plane and the wall's depth behind it (a segment
 // along the normal): a point in front counts for the nearest sample on that

@@ -114,8 +114,9 @@ void extrapolate_and_constrain(Liquid& liquid, const SolidVelocity& solid_veloci
 Real max_speed(const Liquid& liquid);
 
 // Liquid volume [m^3]: the space the liquid fills, the bulk cell by cell and
-// the rest by the particles' shares (levelset::liquid_volume_from_particles),
-// counting only cells whose centre is outside the solid.
+// the rest by the particles' shares, each cell up to its open part
+// (levelset::liquid_volume_from_particles). Beside thin walls the stats count
+// the split cells' regions too (fluid/volume.hpp, sim::liquid_volume).
 Real liquid_volume(const Liquid& liquid);
 
 // Mean particle position [m] (zero with no particles).

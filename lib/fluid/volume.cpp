@@ -11,11 +11,10 @@ std::unordered_map<Index, std::vector<Real>> held_volume(const Liquid& l, const 
   for (const auto* cells : {&l.split.samples, &l.split.partial})
     for (const auto& [cell, label] : *cells) held[cell].assign(static_cast<std::size_t>(l.split.count(cell)), 0);
   const Real share = l.particle_volume / (l.grid.dx * l.grid.dx * l.grid.dx);
-  const Vec3i n = l.grid.resolution;
   for (Index p = 0; p < l.particles.cols(); ++p) {
     const Vec3 x = l.particles.col(p);
     const Vec3i c = l.grid.cell_of(x);
-    const Index cell = c.x() + static_cast<Index>(n.x()) * (c.y() + static_cast<Index>(n.y()) * c.z());
+    const Index cell = l.liquid_phi.index(c.x(), c.y(), c.z());
     const auto it = held.find(cell);
     if (it == held.end()) continue;
     const int r = region_of(cell, x);

@@ -301,18 +301,16 @@ Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& parti
   grid::Array3<Real> rho;
   fraction(grid, particles, buckets, particle_volume, solid_phi, reach, rho);
   const grid::Array3<char>* set_apart = apart ? &apart->cells : nullptr;
-  grid::Array3<Real> space(rho.size());
-  grid::Array3<char> open(rho.size());
-  parallel_for(0, open.count(), [&](Index idx) {
-    const Vec3i c = open.coord(idx);
+  grid::Array3<Real> space(rho.size());  // open fraction; 0 for the cells counted apart
+  parallel_for(0, space.count(), [&](Index idx) {
+    const Vec3i c = space.coord(idx);
     space[idx] = set_apart && (*set_apart)[idx] ? 0 : cell_open_fraction(solid_phi, c.x(), c.y(), c.z());
-    open[idx] = space[idx] > 0;
   });
   const grid::Array3<Real> shares = particle_shares(grid, particles, buckets, reach, space, particle_volume, set_apart);
-  auto open_cell = [&](const Vec3i& c) { return open.inside(c.x(), c.y(), c.z()) && open(c); };
+  auto open_cell = [&](const Vec3i& c) { return space.inside(c.x(), c.y(), c.z()) && space(c) > 0; };
   Real cells = 0;  // serial: the summation order, hence the result, is thread-independent
   for (Index n = 0; n < rho.count(); ++n) {
-    if (!open[n]) continue;
+    if (!(space[n] > 0)) continue;
     const Vec3i c = rho.coord(n);
     bool interior = rho[n] >= 0.5;
     for (int a = 0; a < 3 && interior; ++a)
@@ -320,7 +318,7 @@ Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& parti
         Vec3i nb = c;
         nb[a] += side;
         if (open_cell(nb) && rho(nb) < 0.5) interior = false;
-        if (set_apart && open.inside(nb.x(), nb.y(), nb.z()) && (*set_apart)(nb) && !apart->bulk_across(rho, c, a, side))
+        if (set_apart && space.inside(nb.x(), nb.y(), nb.z()) && (*set_apart)(nb) && !apart->bulk_across(rho, c, a, side))
           interior = false;
       }
     cells += interior ? space[n] : std::min(shares[n], space[n]);

@@ -64,8 +64,6 @@ void resolve_surface_ties(const grid::MacGrid& grid, grid::Array3<Real>& phi);
 // that meet the wall at right angles.
 void extend_through_domain_walls(grid::Array3<Real>& phi);
 
-// The value and the outward unit normal (normalized central-difference gradient
-// with step h [m]) of `solid` at x. The normal is zero where the gradient vanishes.
 // The open fraction of cell (i, j, k) [0, 1] by the node SDF `phi` (< 0 in
 // solids, at the cell's 8 corners): where the trilinear interpolant is
 // positive, integrated exactly along the axis it changes most on
@@ -76,6 +74,8 @@ void extend_through_domain_walls(grid::Array3<Real>& phi);
 inline constexpr int OPEN_FRACTION_POINTS = 4;
 Real cell_open_fraction(const grid::Array3<Real>& phi, int i, int j, int k);
 
+// The value and the outward unit normal (normalized central-difference gradient
+// with step h [m]) of `solid` at x. The normal is zero where the gradient vanishes.
 Vec3 solid_normal(const StaticSolid& solid, const Vec3& x, Real h);
 
 }  // namespace fsicut::levelset

@@ -127,7 +127,6 @@ SimState build_state(const scene::Scene& scene) {
 Real liquid_volume(const SimState& state) {
   if (!state.liquid) return 0;
   const fluid::Liquid& l = *state.liquid;
-  if (l.split.samples.empty() && l.split.partial.empty()) return fluid::liquid_volume(l);
   const std::vector<levelset::MeshDistance>& surfaces = state.surfaces.meshes;
   const fluid::RegionOf region_of = [&](Index cell, const Vec3& x) {
     return cutcell::region_of(l.split, l.grid, surfaces, cell, x);
