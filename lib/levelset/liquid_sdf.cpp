@@ -17,10 +17,6 @@ namespace {
 // to do (the kernel's support is 1 cell, its normalisation reads 1 more, the
 // union of balls searches 2).
 constexpr int LIQUID_SEARCH_CELLS = 2;
-// Layers of cells inside the solid that get their liquid SDF by extrapolation:
-// enough to cross the cells a sloped wall cuts (a cell whose centre is inside the
-// solid can have open faces only to other such cells, up to about two deep).
-constexpr int SOLID_EXTENSION_LAYERS = 3;
 
 }  // namespace
 
@@ -170,27 +166,75 @@ grid::Array3<Real> kernel_mass(const grid::MacGrid& grid, const Points& particle
 // sum, so every particle with such a cell adds exactly particle_volume / dx^3
 // over the grid (a partition of unity per particle, at walls too, where the
 // kernel sum of the cells is short), and a cell a solid fills in part gets
-// the share of its open part. The particles in `silent` cells (optional) add
-// nothing.
+// the share of its open part. A cell counted apart (`apart`, optional) takes
+// the place of one cell per region: the region on the particle's side
+// (apart->region) with its volume as the space, its shares in `regions`.
 grid::Array3<Real> particle_shares(const grid::MacGrid& grid, const Points& particles, const ParticleBuckets& buckets,
                                    const NeighbourReach& reach, const grid::Array3<Real>& space,
-                                   Real particle_volume, const grid::Array3<char>* silent) {
+                                   Real particle_volume, const CountedApart* apart, RegionShares& regions) {
   const Real cells = particle_volume / (grid.dx * grid.dx * grid.dx);
+  // Per particle beside a cell counted apart, its kernel's terms there: the
+  // region on its side and W V_r, for every such cell its kernel touches
+  // (whatever the reach bits say: apart->region is the side test). Found once:
+  // apart->region is a geometric query.
+  struct Term {
+    Index cell;
+    int region;
+    Real weight;
+  };
+  std::vector<std::vector<Term>> terms;
+  grid::Array3<char> beside;  // the cells within 1 of one counted apart
+  if (apart) {
+    terms.resize(static_cast<std::size_t>(particles.cols()));
+    beside = apart->cells;
+    grid::dilate(beside, 1);
+    parallel_for(0, beside.count(), [&](Index cell) {
+      if (!beside[cell]) return;
+      const Vec3i c = beside.coord(cell);
+      std::uint32_t to = 0;
+      for (int dk = -1; dk <= 1; ++dk)
+        for (int dj = -1; dj <= 1; ++dj)
+          for (int di = -1; di <= 1; ++di)
+            if (space.inside(c.x() + di, c.y() + dj, c.z() + dk) && apart->cells(c.x() + di, c.y() + dj, c.z() + dk))
+              to |= 1u << reach_bit(di, dj, dk);
+      for (Index q = buckets.start[cell]; q < buckets.start[cell + 1]; ++q) {
+        const Index p = buckets.order[q];
+        const Vec3 x = particles.col(p);
+        for_each_kernel_cell(grid, x, c.x(), c.y(), c.z(), to, [&](Index n, Real w) {
+          const auto [r, volume] = apart->region(n, x);
+          if (volume > 0) terms[static_cast<std::size_t>(p)].push_back({n, r, w * volume});
+        });
+      }
+    });
+  }
   std::vector<Real> scale(static_cast<std::size_t>(particles.cols()), 0);
   parallel_for(0, space.count(), [&](Index cell) {
-    if (silent && (*silent)[cell]) return;
     const Vec3i c = space.coord(cell);
     for (Index q = buckets.start[cell]; q < buckets.start[cell + 1]; ++q) {
-      Real sum = 0;
-      for_each_kernel_cell(grid, particles.col(buckets.order[q]), c.x(), c.y(), c.z(),
-                           particle_reach(reach, buckets, cell, q), [&](Index n, Real w) {
-                             sum += w * space[n];
-                           });
-      scale[static_cast<std::size_t>(buckets.order[q])] = sum > 0 ? cells / sum : 0;
+      const Index p = buckets.order[q];
+      Real sum = 0;  // the cells counted apart have space 0 here
+      for_each_kernel_cell(grid, particles.col(p), c.x(), c.y(), c.z(), particle_reach(reach, buckets, cell, q),
+                           [&](Index n, Real w) { sum += w * space[n]; });
+      if (apart)
+        for (const Term& t : terms[static_cast<std::size_t>(p)]) sum += t.weight;
+      scale[static_cast<std::size_t>(p)] = sum > 0 ? cells / sum : 0;
     }
   });
   grid::Array3<Real> shares = kernel_mass(grid, particles, buckets, reach, &scale);
   parallel_for(0, shares.count(), [&](Index n) { shares[n] *= space[n]; });
+  regions.clear();
+  if (!apart) return shares;
+  for (Index cell = 0; cell < beside.count(); ++cell) {  // serial: the sums' order is fixed
+    if (!beside[cell]) continue;
+    for (Index q = buckets.start[cell]; q < buckets.start[cell + 1]; ++q) {
+      const Index p = buckets.order[q];
+      for (const Term& t : terms[static_cast<std::size_t>(p)]) {
+        std::vector<Real>& mine = regions[t.cell];
+        if (static_cast<int>(mine.size()) <= t.region) mine.resize(static_cast<std::size_t>(t.region) + 1, 0);
+        mine[static_cast<std::size_t>(t.region)] += scale[static_cast<std::size_t>(p)] * t.weight;
+      }
+    }
+  }
   return shares;
 }
 
@@ -306,7 +350,8 @@ Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& parti
     const Vec3i c = space.coord(idx);
     space[idx] = set_apart && (*set_apart)[idx] ? 0 : cell_open_fraction(solid_phi, c.x(), c.y(), c.z());
   });
-  const grid::Array3<Real> shares = particle_shares(grid, particles, buckets, reach, space, particle_volume, set_apart);
+  RegionShares regions;
+  const grid::Array3<Real> shares = particle_shares(grid, particles, buckets, reach, space, particle_volume, apart, regions);
   auto open_cell = [&](const Vec3i& c) { return space.inside(c.x(), c.y(), c.z()) && space(c) > 0; };
   Real cells = 0;  // serial: the summation order, hence the result, is thread-independent
   for (Index n = 0; n < rho.count(); ++n) {
@@ -318,156 +363,13 @@ Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& parti
         Vec3i nb = c;
         nb[a] += side;
         if (open_cell(nb) && rho(nb) < 0.5) interior = false;
-        if (set_apart && space.inside(nb.x(), nb.y(), nb.z()) && (*set_apart)(nb) && !apart->bulk_across(rho, c, a, side))
+        if (set_apart && space.inside(nb.x(), nb.y(), nb.z()) && (*set_apart)(nb) && !apart->bulk_across({rho, regions}, c, a, side))
           interior = false;
       }
     cells += interior ? space[n] : std::min(shares[n], space[n]);
   }
-  if (apart) cells += apart->volume(rho);
+  if (apart) cells += apart->volume({rho, regions});
   return cells * grid.dx * grid.dx * grid.dx;
-}
-
-Real solid_phi_at_cell(const grid::Array3<Real>& s, int i, int j, int k) {
-  return 0.125 * (s(i, j, k) + s(i + 1, j, k) + s(i, j + 1, k) + s(i + 1, j + 1, k) +
-                  s(i, j, k + 1) + s(i + 1, j, k + 1) + s(i, j + 1, k + 1) + s(i + 1, j + 1, k + 1));
-}
-
-namespace {
-
-using Fractions = std::array<grid::Array3<Real>, 3>;
-
-// The neighbour nb of cell c on `side` of `axis` if it exists and the face
-// between is open.
-bool open_neighbour(const grid::Array3<Real>& phi, const Fractions& fractions, const Vec3i& c, int axis, int side,
-                    Vec3i& nb) {
-  nb = c;
-  nb[axis] += side;
-  if (!phi.inside(nb.x(), nb.y(), nb.z())) return false;
-  Vec3i face = c;
-  if (side > 0) face[axis] += 1;
-  return fractions[axis](face) > 0;
-}
-
-// The cells (of an array of size `size`) whose centre value of solid_phi is
-// negative, row by row. A cell's centre value is the mean of its 8 nodes: a row
-// of cells whose 4 rows of nodes have no negative node has no cell inside (most
-// rows).
-std::vector<Index> cells_in_solid(const grid::Array3<Real>& solid_phi, const Vec3i& size) {
-  const Index rows = static_cast<Index>(size.y()) * size.z();
-  const Vec3i nodes = solid_phi.size();
-  std::vector<char> solid_node_row(static_cast<std::size_t>(nodes.y()) * nodes.z());
-  parallel_for(0, static_cast<Index>(solid_node_row.size()), [&](Index row) {
-    const Real* first = &solid_phi[row * nodes.x()];
-    solid_node_row[static_cast<std::size_t>(row)] = std::any_of(first, first + nodes.x(), [](Real v) { return v < 0; });
-  });
-  std::vector<std::vector<Index>> solid_rows(static_cast<std::size_t>(rows));
-  parallel_for(0, rows, [&](Index row) {
-    const int j = static_cast<int>(row % size.y()), k = static_cast<int>(row / size.y());
-    const auto solid_row = [&](int b, int c) { return solid_node_row[static_cast<std::size_t>(b + nodes.y() * c)]; };
-    if (!solid_row(j, k) && !solid_row(j + 1, k) && !solid_row(j, k + 1) && !solid_row(j + 1, k + 1)) return;
-    const Index row_start = static_cast<Index>(size.x()) * row;
-    for (int i = 0; i < size.x(); ++i)
-      if (solid_phi_at_cell(solid_phi, i, j, k) < 0) solid_rows[static_cast<std::size_t>(row)].push_back(row_start + i);
-  });
-  std::vector<Index> unknown;
-  for (const std::vector<Index>& r : solid_rows) unknown.insert(unknown.end(), r.begin(), r.end());
-  return unknown;
-}
-
-// Step 1: the cells `unknown` (inside the solid) in layers, each extrapolating
-// from the cells known so far (outside the solid, or set by an earlier layer);
-// those no layer reaches and within half a cell of the liquid go to -half.
-void extend_into_solid_cells(const Fractions& fractions, const std::vector<Index>& unknown, Real half,
-                             grid::Array3<Real>& phi) {
-  grid::Array3<char> known(phi.size(), 1);
-  for (Index idx : unknown) known[idx] = 0;
-  std::vector<Real> value(unknown.size());
-  std::vector<char> found(unknown.size());
-  for (int layer = 0; layer < SOLID_EXTENSION_LAYERS; ++layer) {
-    parallel_for(0, static_cast<Index>(unknown.size()), [&](Index u) {
-      const Index idx = unknown[static_cast<std::size_t>(u)];
-      found[static_cast<std::size_t>(u)] = 0;
-      if (known[idx]) return;
-      const Vec3i c = phi.coord(idx);
-      Real sum = 0;
-      int count = 0;
-      for (int a = 0; a < 3; ++a)
-        for (int side : {-1, 1}) {
-          Vec3i n;
-          if (!open_neighbour(phi, fractions, c, a, side, n) || !known(n)) continue;
-          sum += phi(n);
-          ++count;
-        }
-      if (count > 0) {
-        value[static_cast<std::size_t>(u)] = sum / count;
-        found[static_cast<std::size_t>(u)] = 1;
-      }
-    });
-    for (std::size_t u = 0; u < unknown.size(); ++u)
-      if (found[u]) {
-        phi[unknown[u]] = value[u];
-        known[unknown[u]] = 1;
-      }
-  }
-  for (Index idx : unknown)
-    if (!known[idx] && phi[idx] < half) phi[idx] = std::min(phi[idx], -half);
-}
-
-// Step 2: one-cell holes, cells not in the liquid whose open neighbours all
-// are, get their mean. A row none of whose cells nor those of its four
-// neighbouring rows is in the liquid holds none: most rows are away from the
-// liquid.
-void fill_one_cell_holes(const Fractions& fractions, grid::Array3<Real>& phi) {
-  const Vec3i size = phi.size();
-  const Index rows = static_cast<Index>(size.y()) * size.z();
-  std::vector<char> wet(static_cast<std::size_t>(rows));
-  parallel_for(0, rows, [&](Index row) {
-    const Real* first = &phi[row * size.x()];
-    wet[static_cast<std::size_t>(row)] = std::any_of(first, first + size.x(), [](Real v) { return v < 0; });
-  });
-  const auto wet_row = [&](int j, int k) {
-    return j >= 0 && j < size.y() && k >= 0 && k < size.z() && wet[static_cast<std::size_t>(j + size.y() * k)];
-  };
-  std::vector<std::vector<std::pair<Index, Real>>> holes(static_cast<std::size_t>(rows));
-  parallel_for(0, rows, [&](Index row) {
-    const int j = static_cast<int>(row % size.y()), k = static_cast<int>(row / size.y());
-    if (!wet_row(j, k) && !wet_row(j - 1, k) && !wet_row(j + 1, k) && !wet_row(j, k - 1) && !wet_row(j, k + 1)) return;
-    for (int i = 0; i < size.x(); ++i) {
-      const Index idx = phi.index(i, j, k);
-      if (phi[idx] < 0) continue;
-      const Vec3i c(i, j, k);
-      Real sum = 0;
-      int count = 0;
-      bool hole = true;
-      for (int a = 0; a < 3 && hole; ++a)
-        for (int side : {-1, 1}) {
-          Vec3i n;
-          if (!open_neighbour(phi, fractions, c, a, side, n)) continue;
-          if (!(phi(n) < 0)) {
-            hole = false;
-            break;
-          }
-          sum += phi(n);
-          ++count;
-        }
-      if (hole && count > 0) holes[static_cast<std::size_t>(row)].emplace_back(idx, sum / count);
-    }
-  });
-  for (const auto& r : holes)
-    for (const auto& [idx, v] : r) phi[idx] = v;
-}
-
-}  // namespace
-
-// Why lists and rows instead of passes over every cell with copies of phi: the
-// solid's cells and the holes are few, and whole-grid passes (an index division
-// per cell, four copies of phi) would make this a grid-sized stage. Each pass
-// reads only values from before it.
-void extend_liquid_into_solid(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
-                              const std::array<grid::Array3<Real>, 3>& fractions,
-                              grid::Array3<Real>& phi) {
-  extend_into_solid_cells(fractions, cells_in_solid(solid_phi, phi.size()), 0.5 * grid.dx, phi);
-  fill_one_cell_holes(fractions, phi);
 }
 
 }  // namespace fsicut::levelset

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "lib/solid/body.hpp"
 #include "tests/sim/liquid_support.hpp"
@@ -35,6 +37,16 @@ constexpr Real RHO = 1000, G = 9.81;
 
 // The largest x [m] of a body's nodes.
 Real right_edge(const solid::Body& b) { return b.x.row(0).maxCoeff(); }
+
+// The issue's bound on the liquid volume beside a moving thin wall: at every
+// frame of the run, as stats.jsonl reports it.
+constexpr Real VOLUME_BOUND = 0.005;
+
+// Whether the substep just taken ended a frame of the scene (30 fps in all the
+// scenes here): where fsicut measures the volume for stats.jsonl.
+bool at_frame(const sim::SimState& s, Real fps = 30) {
+  return std::abs(s.time * fps - std::round(s.time * fps)) < 1e-9;
+}
 
 // The slab tank with a pinned wall half a cell thick (x = 0.76 .. 0.785 m, inside
 // the cells 0.75 .. 0.8: every grid node is outside it), flush with the floor
@@ -161,26 +173,29 @@ TEST_SUITE("validation") {
                     wall == pinned ? "1e6" : wall == bulging ? bulging_modulus : swinging_modulus, element));
       const Real v0 = sim::liquid_volume(s);
       Index crossed = 0;
-      Real worst = 0, moved = 0;
+      Real worst = 0, moved = 0, drift = 0, drift_at = 0;
       const Real rest_edge = right_edge(s.solids[0]);
       test::advance(s, 2.0, [&](const sim::SimState& st) {
         crossed = std::max(crossed, count_beyond(*st.liquid, right_edge(st.solids[0]) + 1e-6));
         worst = std::max(worst, test::max_liquid_face_speed(*st.liquid));
         moved = std::max(moved, right_edge(st.solids[0]) - rest_edge);
+        if (!at_frame(st)) return;
+        const Real d = sim::liquid_volume(st) / v0 - 1;
+        if (std::abs(d) > std::abs(drift)) std::tie(drift, drift_at) = std::make_pair(d, st.time);
       });
-      const Real drift = sim::liquid_volume(s) / v0 - 1;
       MESSAGE(std::string(name) << " wall: particles past it " << crossed << ", largest liquid speed " << worst
-                   << " m/s, wall moved " << moved << " m, volume drift " << 100 * drift << " %");
+                   << " m/s, wall moved " << moved << " m, largest volume change " << 100 * drift << " % at "
+                   << drift_at << " s");
       CHECK(crossed == 0);
       // Still water beside the pinned wall stays still, as beside a thick one
       // (before the neighbour reach of the liquid fraction: 0.12 m/s).
       if (wall == pinned) CHECK(worst < STILL_SPEED);
       if (wall == bulging) CHECK(moved > 0.1 * 0.025);  // a tenth of its thickness at least
       if (wall == swinging) CHECK(moved > 0.05);        // more than a cell
-      // The volume: 1 % while the wall moves less than a cell; swinging by more,
-      // the "few %" of the gate test below (before faces closed by the wall took
-      // its velocity, the liquid beside it ran into it and packed: -10 % in 1 s).
-      CHECK(std::abs(drift) < (wall == swinging ? 0.05 : 0.01));
+      // Before faces closed by the wall took its velocity, the liquid beside it
+      // ran into it and packed: -10 % in 1 s; before the measure counted the
+      // split cells' regions and their shares, the swinging wall read -2.5 %.
+      CHECK(std::abs(drift) <= VOLUME_BOUND);
     }
   }
 
@@ -191,13 +206,13 @@ TEST_SUITE("validation") {
   // One 10-node element through the wall: its boundary is 4 flat sub-triangles
   // per face, each clipped like a linear surface (mesh/quadratic.hpp). One
   // constant-strain tet through a plate locks: at the same moduli the quadratic
-  // wall bends 5 times as far (1e8 Pa: 0.020 m against 0.004 m, and then
-  // loses 6.6 % of the liquid in 2 s; 5e6 Pa: 0.091 m against 0.066 m, 9.4 %:
-  // the cut cells' volume loss beside a fast-moving thin wall grows with its
-  // motion). Moduli 5 and 2 times as high give about the linear walls' motions
-  // (0.006 m and 0.068 m; volume -0.5 % and -2.8 %).
+  // wall bends 5 times as far (1e8 Pa: 0.020 m against 0.004 m; 5e6 Pa: 0.091
+  // m against 0.066 m). The bulging wall is the issue's "quadratic wall one
+  // element thick" (it lost 6.6 % of the liquid in 2 s before the split
+  // cells); the swinging one at 1e7 Pa moves about as far as the linear wall
+  // at 5e6 Pa.
   TEST_CASE("leak-proof: quadratic elements: a wall half a cell thick holds the water for 2 s - pinned / bulging / swinging") {
-    check_thin_wall("quadratic", "5e8", "1e7");
+    check_thin_wall("quadratic", "1e8", "1e7");
   }
 
   TEST_CASE("leak-proof: a static obstacle box half a cell thick holds still water for 2 s") {
@@ -222,47 +237,76 @@ TEST_SUITE("validation") {
     CHECK(std::abs(drift) < 1e-3);
   }
 
-  // scenes/gate_dam_break.json for 1 s, its gate moved by `overrides`: no
-  // particle passes it, it bends, stays on the floor, and the liquid keeps its volume.
-  void check_gate(const std::vector<scene::Override>& overrides) {
+  // scenes/gate_dam_break.json for its 2 s, its gate changed by `overrides`:
+  // no particle passes through it, it bends, stays on the floor, and the
+  // liquid keeps its volume to `bound` at every frame.
+  void check_gate(const std::vector<scene::Override>& overrides, Real bound) {
     sim::SimState s =
         sim::build_state(scene::load_scene((test::source_dir() / "scenes/gate_dam_break.json").string(), overrides));
     // The gate is clamped along its top and side edges, its bottom edge free on
-    // the floor; it bends only to the right, so a particle right of its
-    // rightmost node has passed it.
+    // the floor; it bends only to the right, so a particle that gets right of
+    // its rightmost node has passed it: through the panel (a leak) when it is
+    // higher than the bottom edge's highest node then, else under the edge,
+    // which the wave lifts off the floor (up to 5 mm with quadratic elements:
+    // water flows through that real gap).
+    const mesh::TetMesh& rest = s.solids[0].mesh;
     const Real rest_edge = right_edge(s.solids[0]);
     const Real v0 = sim::liquid_volume(s);
-    Index passed = 0;
-    Real moved = 0, lowest = 1;
-    test::advance(s, 1.0, [&](const sim::SimState& st) {
-      passed = std::max(passed, count_beyond(*st.liquid, right_edge(st.solids[0]) + 1e-6));
-      moved = std::max(moved, right_edge(st.solids[0]) - rest_edge);
-      lowest = std::min(lowest, st.solids[0].x.row(1).minCoeff());
+    std::vector<char> beyond(static_cast<std::size_t>(s.liquid->particles.cols()), 0);
+    Index through = 0, under = 0;
+    Real moved = 0, lowest = 1, lifted = 0, drift = 0, drift_at = 0;
+    test::advance(s, 2.0, [&](const sim::SimState& st) {
+      const solid::Body& gate = st.solids[0];
+      const Real edge = right_edge(gate);
+      Real bottom = 0;  // the bottom edge's highest node [m]
+      for (Index n = 0; n < rest.rest.cols(); ++n)
+        if (rest.rest(1, n) == 0) bottom = std::max(bottom, gate.x(1, n));
+      const Points& x = st.liquid->particles;
+      for (Index p = 0; p < x.cols(); ++p)
+        if (!beyond[static_cast<std::size_t>(p)] && x(0, p) > edge + 1e-6) {
+          beyond[static_cast<std::size_t>(p)] = 1;
+          ++(x(1, p) > bottom ? through : under);
+        }
+      moved = std::max(moved, edge - rest_edge);
+      lowest = std::min(lowest, gate.x.row(1).minCoeff());
+      lifted = std::max(lifted, bottom);
+      if (!at_frame(st)) return;
+      const Real d = sim::liquid_volume(st) / v0 - 1;
+      if (std::abs(d) > std::abs(drift)) std::tie(drift, drift_at) = std::make_pair(d, st.time);
     });
-    const Real drift = sim::liquid_volume(s) / v0 - 1;
-    MESSAGE("particles past the gate " << passed << " of " << s.liquid->particles.cols() << "; the gate's edge moved up to "
-                                       << moved << " m; its lowest node at " << lowest << " m; volume drift "
-                                       << 100 * drift << " %");
-    CHECK(passed == 0);
+    MESSAGE("particles through the gate " << through << ", under its edge " << under << " of "
+                                          << s.liquid->particles.cols() << "; its edge moved up to " << moved
+                                          << " m and lifted up to " << lifted << " m; its lowest node at " << lowest
+                                          << " m; largest volume change " << 100 * drift << " % at " << drift_at
+                                          << " s");
+    CHECK(through == 0);
     CHECK(moved > 0.5 * 0.0125);  // it bends by more than half its thickness
     CHECK(lowest > -1e-9);  // and stays on the floor
-    // The same dam break without the gate loses 1.4 % of its measured volume in
-    // 1 s (splashes thinner than the kernel); liquid packed against the gate
-    // must not add more than a few %.
-    CHECK(std::abs(drift) < 0.05);
+    CHECK(std::abs(drift) <= bound);
   }
 
-  TEST_CASE("leak-proof: scenes/gate_dam_break.json: no water passes the thin gate in 1 s and none is lost") {
-    check_gate({});
+  // Before the measure counted the split cells' regions by their particles'
+  // shares: -1.15 % (linear) and -0.64 % (quadratic) at 0.4 s, where the
+  // gate's edge lifts off the floor.
+  TEST_CASE("leak-proof: scenes/gate_dam_break.json: no water passes the thin gate in 2 s and none is lost") {
+    check_gate({}, VOLUME_BOUND);
+  }
+
+  // Ten-node tetrahedra: the panel one element thick bends 2-5 times as far.
+  TEST_CASE("leak-proof: scenes/gate_dam_break.json with quadratic elements: no water passes the gate in 2 s and none is lost") {
+    check_gate({{"/solids/0/element", "\"quadratic\""}}, VOLUME_BOUND);
   }
 
   // The gate's upstream face on the node plane x = 0.9 m at rest: its edges stay
   // on the plane (pinned) while the panel bulges a hair off it, so the cells
   // holding it have some nodes inside and their centres in the panel. Before the
   // wall rule covered such cells, water ran through the panel into the sliver
-  // between it and the plane: -58 % volume in 1.5 s.
+  // between it and the plane: -58 % volume in 1.5 s. The volume is held to
+  // the few % of a leak test, not to the issue's 0.5 %, which names the
+  // scene's own panel: here it reads up to +1.0 % (at 0.7 s; +0.7 % when the
+  // regions counted their own particles, fluid/volume.hpp).
   TEST_CASE("leak-proof: the gate scene with its panel on a node plane: no water passes and none is lost") {
-    check_gate({{"/solids/0/mesh/min", "[0.9, 0, 0]"}, {"/solids/0/mesh/max", "[0.9125, 0.8, 0.1]"}});
+    check_gate({{"/solids/0/mesh/min", "[0.9, 0, 0]"}, {"/solids/0/mesh/max", "[0.9125, 0.8, 0.1]"}}, 0.05);
   }
 
   TEST_CASE("leak-proof: a pinned membrane 0.3 cells thick between water 0.5 m and 0.3 m deep keeps them apart and carries their difference") {
