@@ -361,11 +361,12 @@ std::unordered_map<Index, std::vector<Real>> region_volumes(const SplitCells& sp
   return out;
 }
 
-int region_of(const SplitCells& split, const grid::MacGrid& grid,
-              const std::vector<levelset::MeshDistance>& surfaces, Index cell, const Vec3& x) {
-  const auto it = split.samples.find(cell);
-  if (it == split.samples.end()) return 0;
-  const std::vector<signed char>& label = it->second;
+namespace {
+
+// The label of the nearest of the cell's interior samples (`label`, -1: none)
+// joined to x by a segment that meets no surface; -1 when none is.
+int nearest_seen(const std::vector<signed char>& label, const grid::MacGrid& grid,
+                 const std::vector<levelset::MeshDistance>& surfaces, Index cell, const Vec3& x) {
   const Vec3i& n = grid.resolution;
   const Vec3i c(static_cast<int>(cell % n.x()), static_cast<int>(cell / n.x() % n.y()),
                 static_cast<int>(cell / n.x() / n.y()));
@@ -375,10 +376,29 @@ int region_of(const SplitCells& split, const grid::MacGrid& grid,
   std::vector<std::pair<Real, int>> order;
   for (int s = 0; s < INTERIOR; ++s)
     if (label[s] >= 0) order.emplace_back((sample_position(grid, c, s) - x).squaredNorm(), s);
-  std::sort(order.begin(), order.end());
-  for (const auto& [d2, s] : order)
-    if (!blocked(near, x, sample_position(grid, c, s))) return label[s];
+  if (order.empty()) return -1;
+  // The nearest sample is almost always in sight: try it before sorting the rest.
+  std::iter_swap(order.begin(), std::min_element(order.begin(), order.end()));
+  if (!blocked(near, x, sample_position(grid, c, order.front().second))) return label[order.front().second];
+  std::sort(order.begin() + 1, order.end());
+  for (auto it = order.begin() + 1; it != order.end(); ++it)
+    if (!blocked(near, x, sample_position(grid, c, it->second))) return label[it->second];
   return -1;
+}
+
+}  // namespace
+
+int region_of(const SplitCells& split, const grid::MacGrid& grid,
+              const std::vector<levelset::MeshDistance>& surfaces, Index cell, const Vec3& x) {
+  const auto it = split.samples.find(cell);
+  return it == split.samples.end() ? 0 : nearest_seen(it->second, grid, surfaces, cell, x);
+}
+
+int region_in_sight(const SplitCells& split, const grid::MacGrid& grid,
+                    const std::vector<levelset::MeshDistance>& surfaces, Index cell, const Vec3& x) {
+  const auto it = split.partial.find(cell);
+  return it == split.partial.end() ? region_of(split, grid, surfaces, cell, x)
+                                   : nearest_seen(it->second, grid, surfaces, cell, x);
 }
 
 }  // namespace fsicut::cutcell

@@ -99,6 +99,16 @@ SplitCells split_cells(const grid::MacGrid& grid, const grid::Array3<Real>& soli
 int region_of(const SplitCells& split, const grid::MacGrid& grid,
               const std::vector<levelset::MeshDistance>& surfaces, Index cell, const Vec3& x);
 
+// As region_of, and for a cell a wall covers in part (SplitCells::partial) its
+// one region 0 only when x sees it (a segment to one of its open samples
+// meets no surface), else -1: what the volume measure routes a particle's
+// share by (fluid/volume.hpp). region_of gives such a cell 0 for any x, which
+// put the shares of the particles upstream of a panel lying on a node plane
+// into the open part downstream of it (the gate with its panel on x = 0.9 m
+// read up to +0.98 %; +0.64 % with this).
+int region_in_sight(const SplitCells& split, const grid::MacGrid& grid,
+                    const std::vector<levelset::MeshDistance>& surfaces, Index cell, const Vec3& x);
+
 // Per split cell or partial cell (SplitCells::partial) of `cells` (linear
 // indices), each region's volume as a fraction of the cell. The cube of an
 // interior sample no surface comes near counts whole for its region (none when

@@ -16,9 +16,10 @@
 // (cutcell::region_volumes, a fraction of the cell), takes the place of a cell
 // in the particles' shares (levelset::CountedApart): a particle whose kernel
 // reaches the cell puts its share there into the region on its side
-// (cutcell::region_of from the particle's position: its own region when it
-// is inside) weighted by V_r, and the particles inside spread over the cells
-// and regions around as any other, so the shares s_r still sum to the
+// (cutcell::region_in_sight from the particle's position: its own region
+// when it is inside; none when the wall hides the cell's open part from
+// it) weighted by V_r, and the particles inside spread over the cells and
+// regions around as any other, so the shares s_r still sum to the
 // particles' volume. Its density is rho_r = s_r / V_r. A region counts V_r dx^3
 // when rho_r >= 1/2 and every cell or region its open pieces join it to has
 // rho >= 1/2 (the bulk rule of the cells, region by region: packed or thinned
@@ -32,7 +33,7 @@
 // its kernel gave the sliver into its own cell, over that cell's cap, while
 // the sliver counted none of it: the soft half-cell wall read -0.63 % at its
 // first impact and the gate -0.71 % at 0.40 s; with the shares they stay
-// within -0.22 .. +0.36 % and -0.49 .. +0.13 % over 2 s (the bound of
+// within -0.23 .. +0.32 % and -0.49 .. +0.13 % over 2 s (the bound of
 // tests/sim/test_leak_proof.cpp is 0.5 %).
 //
 // A cell a thin wall covers in part without dividing it (one region,

@@ -129,7 +129,7 @@ Real liquid_volume(const SimState& state) {
   const fluid::Liquid& l = *state.liquid;
   const std::vector<levelset::MeshDistance>& surfaces = state.surfaces.meshes;
   const fluid::RegionOf region_of = [&](Index cell, const Vec3& x) {
-    return cutcell::region_of(l.split, l.grid, surfaces, cell, x);
+    return cutcell::region_in_sight(l.split, l.grid, surfaces, cell, x);
   };
   const fluid::MeasureRegions measure = [&](const std::vector<Index>& cells) {
     return cutcell::region_volumes(l.split, l.grid, surfaces, cells);

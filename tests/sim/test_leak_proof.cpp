@@ -303,8 +303,7 @@ TEST_SUITE("validation") {
   // wall rule covered such cells, water ran through the panel into the sliver
   // between it and the plane: -58 % volume in 1.5 s. The volume is held to
   // the few % of a leak test, not to the 0.5 %, which names the
-  // scene's own panel: here it reads up to +1.0 % (at 0.7 s; +0.7 % when the
-  // regions counted their own particles, fluid/volume.hpp).
+  // scene's own panel: here it reads up to +0.64 % (at 0.7 s).
   TEST_CASE("leak-proof: the gate scene with its panel on a node plane: no water passes and none is lost") {
     check_gate({{"/solids/0/mesh/min", "[0.9, 0, 0]"}, {"/solids/0/mesh/max", "[0.9125, 0.8, 0.1]"}}, 0.05);
   }
