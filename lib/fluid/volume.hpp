@@ -60,6 +60,8 @@ using MeasureRegions = std::function<RegionVolumes(const std::vector<Index>& cel
 
 // Liquid volume [m^3] with the split cells' regions counted as above; the
 // same as liquid_volume(liquid) when nothing is split or `region_of` is empty.
+// `region_of`: the region of a cell counted apart that a point sees
+// (cutcell::region_in_sight with the surfaces bound; -1: none).
 Real liquid_volume(const Liquid& liquid, const RegionOf& region_of, const MeasureRegions& measure);
 
 }  // namespace fsicut::fluid

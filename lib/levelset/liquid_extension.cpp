@@ -1,5 +1,5 @@
-// The liquid SDF's extension into the solid (extend_liquid_into_solid,
-// liquid_sdf.hpp): apart from the particle stages, which is all the rest of
+// The liquid SDF's extension into the solid (extend_liquid_into_solid and
+// solid_phi_at_cell, declared in liquid_sdf.hpp); the particle stages are in
 // liquid_sdf.cpp.
 #include "lib/levelset/liquid_sdf.hpp"
 
