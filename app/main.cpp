@@ -4,9 +4,9 @@
 //                     [--validate] [--resume [--force]] [--checkpoint-every N]
 //                     [-q|-v] [--version]
 //
-// main() reads like the run itself: options -> scene -> simulation state ->
+// main() reads like the run itself: options -> scene -> simulator ->
 // (checkpoint) -> frames -> exit code. Every fsicut::Error maps to the exit
-// code of DESIGN.md section 4. SIGINT, SIGTERM and SIGUSR1 stop the run
+// code of docs/reliability.md "Exit codes". SIGINT, SIGTERM and SIGUSR1 stop the run
 // within seconds with a checkpoint and exit 75 (sim/run.hpp).
 #include <CLI/CLI.hpp>
 #include <signal.h>
@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
@@ -32,11 +33,12 @@
 #include "lib/core/parallel.hpp"
 #include "fsicut/core/version.hpp"
 #include "lib/scene/load.hpp"
+#include "lib/sim/build.hpp"
 #include "lib/sim/cost.hpp"
 #include "lib/sim/resources.hpp"
 #include "lib/sim/run.hpp"
 #include "lib/sim/snapshot.hpp"
-#include "lib/sim/state.hpp"
+
 
 namespace {
 
@@ -153,15 +155,15 @@ void install_stop_handlers() {
   }
 }
 
-// Restores the newest checkpoint of the output folder into `state`; says so,
+// Restores the newest checkpoint of the output folder into `sim`; says so,
 // or that there is none and the run starts at frame 0.
-bool resume(fsicut::sim::SimState& state, fsicut::sim::RunProgress& progress, bool force) {
+bool resume(fsicut::sim::Simulator& sim, fsicut::sim::RunProgress& progress, bool force) {
   const std::optional<fsicut::checkpoint::Resumed> r =
-      fsicut::sim::resume_checkpoint(state.scene.output.directory, state, progress, force);
+      fsicut::sim::resume_checkpoint(sim.scene.output.directory, sim, progress, force);
   char line[512];
   if (!r) {
     std::snprintf(line, sizeof line, "no usable checkpoint in %s; starting at frame 0",
-                  state.scene.output.directory.c_str());
+                  sim.scene.output.directory.c_str());
     fsicut::log::info(line);
     return false;
   }
@@ -205,13 +207,13 @@ int main(int argc, char** argv) {
     const std::string limit_source =
         options.max_memory.empty() ? "the memory available (machine or control group)" : "--max-memory";
     fsicut::sim::check_resources(scene, estimate, memory_limit, limit_source);
-    fsicut::sim::SimState state = fsicut::sim::build_state(scene);
+    const std::unique_ptr<fsicut::sim::Simulator> sim = fsicut::sim::build_simulator(scene);
     // Time per substep: a slow scene is said before it runs (a stop waits for
     // at most one solver iteration, but every frame takes its substeps).
-    const fsicut::sim::SubstepCost cost = fsicut::sim::estimate_substep(state);
+    const fsicut::sim::SubstepCost cost = sim->estimate_substep();
     for (const std::string& w : fsicut::sim::slow_substep_warnings(cost)) fsicut::log::warn(w);
     if (options.validate) {
-      std::fputs(fsicut::sim::summary(state).c_str(), stdout);
+      std::fputs(sim->summary().c_str(), stdout);
       std::fputs(fsicut::sim::describe(estimate, memory_limit, limit_source).c_str(), stdout);
       std::fputs(fsicut::sim::describe(cost).c_str(), stdout);
       return 0;
@@ -221,13 +223,13 @@ int main(int argc, char** argv) {
     fsicut::sim::RunControl control;
     control.stop = &stop_signal;
     control.strict = options.strict || scene.strict;
-    if (options.resume && resume(state, restored, options.force)) {
+    if (options.resume && resume(*sim, restored, options.force)) {
       control.resumed = &restored;
       control.rewrite_existing = options.force;
     }
-    fsicut::app::Progress progress(state.frame, scene.time.frames, !options.quiet);
+    fsicut::app::Progress progress(sim->frame, scene.time.frames, !options.quiet);
     in_setup = 0;
-    fsicut::sim::run(state, progress.callback(), control);
+    fsicut::sim::run(*sim, progress.callback(), control);
     progress.finish(scene.output.directory);
     return 0;
   } catch (const fsicut::Error& e) {

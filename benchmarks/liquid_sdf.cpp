@@ -20,7 +20,7 @@
 #include "lib/levelset/liquid_sdf.hpp"
 #include "lib/scene/load.hpp"
 #include "lib/sim/advance.hpp"
-#include "lib/sim/state.hpp"
+#include "lib/sim/cutcell/simulator.hpp"
 
 namespace {
 
@@ -66,12 +66,12 @@ int main(int argc, char** argv) {
   const int reps = std::max(1, counts.size() > 1 ? counts[1] : 20);
   try {
     fsicut::set_threads(0);
-    fsicut::sim::SimState state = fsicut::sim::build_state(fsicut::scene::load_scene(argv[1], overrides));
+    fsicut::sim::CutCellSimulator state = fsicut::sim::CutCellSimulator(fsicut::scene::load_scene(argv[1], overrides));
     if (!state.liquid) throw fsicut::Error(fsicut::ExitCode::data, "the scene has no liquid");
     // The scene's own substeps, frame by frame, until SUBSTEPS have been taken.
     int taken = 0;
     fsicut::sim::AdvanceHooks hooks;
-    hooks.stop = [&](const fsicut::sim::SimState&) { return ++taken >= substeps; };
+    hooks.stop = [&](const fsicut::sim::Simulator&) { return ++taken >= substeps; };
     for (bool going = substeps > 0; going;) {
       fsicut::sim::FrameStats tally;
       fsicut::StageTimes times;

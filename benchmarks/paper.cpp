@@ -53,7 +53,7 @@
 #include "lib/scene/load.hpp"
 #include "lib/sim/advance.hpp"
 #include "lib/sim/stats.hpp"
-#include "lib/sim/step.hpp"
+#include "lib/sim/cutcell/simulator.hpp"
 #include "lib/solid/body.hpp"
 #include "lib/solid/corotation.hpp"
 
@@ -168,7 +168,7 @@ void print_num(const char* key, double v, const char* sep = ", ") {
 
 int matrices(const Parsed& p) {
   const int steps = p.rest.empty() ? 10 : std::atoi(p.rest[0].c_str());
-  fsicut::sim::SimState state = fsicut::sim::build_state(fsicut::scene::load_scene(p.scene, p.overrides));
+  fsicut::sim::CutCellSimulator state = fsicut::sim::CutCellSimulator(fsicut::scene::load_scene(p.scene, p.overrides));
   const CoupledSettings settings = settings_of(state.scene);
   std::vector<Sample> samples;
   int systems = 0;
@@ -206,7 +206,7 @@ int matrices(const Parsed& p) {
   int done = 0;
   fsicut::sim::AdvanceHooks hooks;
   hooks.observe = observe;
-  hooks.stop = [&](const fsicut::sim::SimState&) { return ++done >= steps; };
+  hooks.stop = [&](const fsicut::sim::Simulator&) { return ++done >= steps; };
   for (bool going = steps > 0; going;) {
     fsicut::sim::FrameStats tally;
     fsicut::StageTimes times;
@@ -253,7 +253,7 @@ void measure(const fsicut::solid::Body& body, Distortion& d) {
 }
 
 int stability(const Parsed& p) {
-  fsicut::sim::SimState state = fsicut::sim::build_state(fsicut::scene::load_scene(p.scene, p.overrides));
+  fsicut::sim::CutCellSimulator state = fsicut::sim::CutCellSimulator(fsicut::scene::load_scene(p.scene, p.overrides));
   const bool radius = p.radius;
   std::vector<fsicut::Vec3> start;
   std::vector<fsicut::Points> rest;
@@ -273,7 +273,8 @@ int stability(const Parsed& p) {
     hooks.observe = [&](const CoupledSystem& sys) {
       radii.push_back(fsicut::coupling::weak_amplification(sys).spectral_radius);
     };
-  hooks.after_substep = [&](const fsicut::sim::SimState& s, const fsicut::sim::StepReport& r) {
+  hooks.after_substep = [&](const fsicut::sim::Simulator& simulator, const fsicut::sim::StepReport& r) {
+    const auto& s = static_cast<const fsicut::sim::CutCellSimulator&>(simulator);
     unconverged += r.solve_count > 0 && !r.worst_solve.converged;
     missed += r.solve_count > 0 && !r.worst_solve.met_tolerance;
     ++substeps;

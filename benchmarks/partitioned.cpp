@@ -32,7 +32,7 @@
 #include "lib/coupling/partitioned.hpp"
 #include "lib/scene/load.hpp"
 #include "lib/sim/advance.hpp"
-#include "lib/sim/couple.hpp"
+#include "lib/sim/cutcell/couple.hpp"
 #include "lib/sim/from_scene.hpp"
 
 namespace {
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     else return usage(argv[0]);
   }
   try {
-    fsicut::sim::SimState state = fsicut::sim::build_state(fsicut::scene::load_scene(argv[1], overrides));
+    fsicut::sim::CutCellSimulator state = fsicut::sim::CutCellSimulator(fsicut::scene::load_scene(argv[1], overrides));
     const int frames = std::atoi(argv[2]);
     const fsicut::scene::Coupling& sc = state.scene.coupling;
     const fsicut::coupling::CoupledSettings cs = fsicut::sim::coupled_settings(sc);
@@ -105,7 +105,8 @@ int main(int argc, char** argv) {
       pending = sys;
       start.velocity = fsicut::sim::free_velocities(state);
     };
-    hooks.after_substep = [&](const fsicut::sim::SimState& s, const fsicut::sim::StepReport&) {
+    hooks.after_substep = [&](const fsicut::sim::Simulator& simulator, const fsicut::sim::StepReport&) {
+      const auto& s = static_cast<const fsicut::sim::CutCellSimulator&>(simulator);
       const Real dt = s.time - before;
       before = s.time;
       if (!pending) return;

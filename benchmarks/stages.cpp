@@ -49,7 +49,7 @@
 #include "lib/scene/load.hpp"
 #include "lib/sim/run.hpp"
 #include "lib/sim/advance.hpp"
-#include "lib/sim/step.hpp"
+#include "lib/sim/cutcell/simulator.hpp"
 
 namespace {
 
@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
   try {
     fsicut::set_threads(0);
     const double setup_start = now();
-    fsicut::sim::SimState state = fsicut::sim::build_state(fsicut::scene::load_scene(argv[1], overrides));
+    fsicut::sim::CutCellSimulator state = fsicut::sim::CutCellSimulator(fsicut::scene::load_scene(argv[1], overrides));
     const double setup = now() - setup_start;
     std::map<std::string, std::vector<double>> per_stage;
     std::vector<double> iterations, unknowns, totals;
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
     int k = 0;
     fsicut::sim::AdvanceHooks hooks;
     hooks.observe = [&](const fsicut::coupling::CoupledSystem& sys) { system = sys; };
-    hooks.after_substep = [&](const fsicut::sim::SimState&, const fsicut::sim::StepReport& r) {
+    hooks.after_substep = [&](const fsicut::sim::Simulator&, const fsicut::sim::StepReport& r) {
       const std::map<std::string, double> now_times = times.seconds();
       if (k++ > 0) {  // k = 0 is the warm-up: first-touch allocations, caches
         // After the step, so it does not disturb the stage timings.
@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
       before = now_times;
       system.reset();
     };
-    hooks.stop = [&](const fsicut::sim::SimState&) { return k > steps; };
+    hooks.stop = [&](const fsicut::sim::Simulator&) { return k > steps; };
     for (bool going = true; going;) {
       fsicut::sim::FrameStats tally;
       going = fsicut::sim::advance_frame(state, tally, times, hooks);

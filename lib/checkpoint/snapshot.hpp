@@ -92,7 +92,7 @@ struct LiquidRecord {
 };
 
 // The eulerian scheme's world (eulerian/world.hpp) and what the driver keeps
-// beside it (sim/eulerian_state.hpp). Nodal fields are 3 values per node,
+// beside it (sim/eulerian/simulator.hpp). Nodal fields are 3 values per node,
 // cell fields one per cell, in the world's layout (eulerian/q1.hpp).
 struct EulerianSolidRecord {
   std::vector<double> u, v;         // displacement [m], velocity copy [m/s]
@@ -108,7 +108,7 @@ struct EulerianRecord {
   std::vector<double> smoke_density;   // per cell
   std::vector<double> smoke_velocity;  // per node, 3 each [m/s]
   std::vector<Points> surfaces;        // per solid, its output surface's vertices [m]
-  // The frame tally (sim/eulerian_state.hpp EulerianTally).
+  // The frame tally (sim/eulerian/simulator.hpp EulerianTally).
   std::int32_t tally_frame = -1, tally_substeps = 0;
   std::int64_t velocity_iterations = 0, pressure_iterations = 0, correction_iterations = 0;
   double divergence = 0;

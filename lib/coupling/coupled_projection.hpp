@@ -16,7 +16,7 @@
 //                        holding node i of  w_c(Q) * area(Q) * bary_i(Q) * n_d(Q),
 //                        n the unit normal INTO the solid (cutcell/surface_patches.hpp),
 //                        w_c(Q) the weight of cell c in the pressure at Q's centroid
-//                        (sim/coupling_matrix.cpp: the patch's cell plus one-sided differences,
+//                        (sim/cutcell/coupling_matrix.cpp: the patch's cell plus one-sided differences,
 //                        exact for linear p; the paper's N has w = 1 for the cell
 //                        holding Q only). Any J keeps (33) SPD.
 //                        J v is the volume flux [m^3/s] of the solid surface out
@@ -26,7 +26,7 @@
 //                        M the lumped mass (diagonal), K the corotated stiffness;
 //                        c_m = 1/dt + tau_m and c_k = dt + tau_k give (6)'s
 //                        M/dt + D + dt K.
-//   U                    #active x k [m^2 sqrt(s/kg)] the reduced bodies (sim/couple.hpp): each
+//   U                    #active x k [m^2 sqrt(s/kg)] the reduced bodies (sim/cutcell/couple.hpp): each
 //                        body's end-of-step velocities are v_free + K_lambda dt J_b^T p, so its
 //                        cells' balance gains dt J_b K_lambda J_b^T p = U_b U_b^T p (K_lambda
 //                        symmetric PSD, solid/reduced.hpp) and b_f holds -J_b v_free; F below
@@ -65,7 +65,7 @@
 //    projected with the solid velocities fixed (F p = b_f - J v*), then the solid
 //    takes its step with those pressure forces (A_s v = b_s + J^T p).
 // The `damping_only` scheme of the scene is the spd formulation with a solid
-// block built differently (see sim/couple.hpp); nothing here depends on it.
+// block built differently (see sim/cutcell/couple.hpp); nothing here depends on it.
 //
 // F must be positive definite (every group of active cells touches air or was
 // pinned, see pressure_projection.hpp); A_s must be SPD (M > 0 on free dofs).

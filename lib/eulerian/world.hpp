@@ -84,7 +84,7 @@ struct World {
   // #cells: the last step's multiplier p, the warm start of Eq. 12 [Pa s]
   // (the world's own; EulerianSolid::pressure is step_in_void's).
   Vector pressure;
-  Real time = 0;  // [s] at the step's start: which smoke sources act (sim/eulerian_run.cpp sets it)
+  Real time = 0;  // [s] at the step's start: which smoke sources act (sim/eulerian/simulator.cpp sets it)
 };
 
 // An empty world (no solids, no fluid, at rest) on `grid`.

@@ -53,7 +53,7 @@
 //      DENSITY_MAX_SHIFT_CELLS cells, then clamped into the grid box.
 // Only positions change: the face velocities (the liquid's momentum) are left
 // alone. Call after the pressure projection and before stage 6, which pushes
-// out of solids any particle the shift took into one and (sim/particle_paths.hpp)
+// out of solids any particle the shift took into one and (sim/cutcell/particle_paths.hpp)
 // puts back those whose path over the substep, shift included, crossed a
 // solid's surface, thin walls included.
 #include "lib/core/types.hpp"

@@ -2,7 +2,7 @@
 // The free-surface liquid with static boundaries: the state and the stages of
 // Algorithm 1 (Zarifi & Batty 2017) that concern it, as free functions.
 //
-// A step (what sim/step.cpp calls, in this order, for a liquid with or without solids):
+// A step (what sim/cutcell/step.cpp calls, in this order, for a liquid with or without solids):
 //   2. advect(liquid, dt)                 marker particles (RK2) and face velocities
 //                                         (semi-Lagrangian, RK2 backtrace; only faces in
 //                                         the liquid and its extrapolation band, others 0)
@@ -55,13 +55,13 @@ struct Liquid {
   grid::Array3<Real> liquid_phi;     // cell centres [m], < 0 in liquid (extended into solids)
   grid::Array3<Real> static_phi;     // nodes [m], < 0 in a static obstacle; empty = not yet computed
   grid::Array3<Real> solid_phi;      // nodes [m], < 0 in any solid: static_phi, or its union with
-                                     // the deformable solids (sim/solid_fields.hpp sets it each substep)
+                                     // the deformable solids (sim/cutcell/solid_fields.hpp sets it each substep)
   cutcell::FaceFractions fractions;  // open face fractions in [0, 1]
   levelset::NeighbourReach reach;    // cells cut off from neighbours by thin solids; empty = none
                                      // (advect() uses reach.particles when it has one entry per particle)
-                                     // (sim/solid_fields.hpp sets it with solid_phi)
+                                     // (sim/cutcell/solid_fields.hpp sets it with solid_phi)
   cutcell::SplitCells split;         // cells thin solids divide, one pressure per region; empty = none
-                                     // (sim/solid_fields.hpp sets it with the fractions)
+                                     // (sim/cutcell/solid_fields.hpp sets it with the fractions)
   std::vector<Real> region_pressure; // [Pa] the further regions of split cells, last projection
                                      // (cutcell::ActiveCells::whole onwards)
   PieceVelocities pieces;            // [m/s] the split faces' pieces, last projection (fluid/pieces.hpp)

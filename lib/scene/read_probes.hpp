@@ -1,6 +1,6 @@
 #pragma once
 // The scene's `probes` list (DESIGN.md section 4): named measurement points
-// that sim/probes.hpp samples every substep into probes.csv.
+// that sim/cutcell/probes.hpp samples every substep into probes.csv.
 #include <vector>
 
 #include "lib/scene/json_reader.hpp"

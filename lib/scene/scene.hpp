@@ -224,7 +224,7 @@ struct Output {
   bool liquid_particles = false;  // the liquid VDB also holds the marker particles (points grid)
 };
 
-// A measurement sampled every substep into probes.csv (sim/probes.hpp).
+// A measurement sampled every substep into probes.csv (sim/cutcell/probes.hpp).
 struct Probe {
   enum class Type { pressure, gauge, point };
   std::string name;        // its column(s) in probes.csv: letters, digits, '_' and '-'

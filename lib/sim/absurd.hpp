@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/sim/state.hpp"
+#include "lib/core/types.hpp"
 
 namespace fsicut::sim {
 
@@ -58,17 +58,41 @@ struct Absurdity {
 
 // The liquid volumes an absurdity test compares with [m^3]: frame 0's and
 // the previous frame's (none: no liquid, or not known), and this frame's when
-// the caller has measured it already (none: measured here, liquid_volume in
-// state.hpp, which beside thin walls measures the split cells' regions).
+// the caller has measured it already (none: the simulator measures it,
+// Simulator::liquid_volume, which beside thin walls measures the split cells'
+// regions).
 struct LiquidVolumes {
   std::optional<Real> initial;
   std::optional<Real> previous;
   std::optional<Real> now;
 };
 
-// Every absurd finding about `state` at the end of frame state.frame, in the
-// order of the list above, at most one per kind and solid.
-std::vector<Absurdity> find_absurdities(const SimState& state, const LiquidVolumes& volumes);
+// The rules above, shared by the simulators (Simulator::absurdities lists a
+// state's findings in the order of the list above, at most one per kind and
+// solid). `frame` is the frame the findings are at.
+
+// A solid's measures: its volume and the volume it started with [m^3], its
+// kinetic energy [J] and mass [kg]; `collapsed` says what a volume that is not
+// positive means for it ("turned inside out").
+struct SolidFigures {
+  std::string name;
+  Real volume = 0, rest_volume = 0;
+  Real kinetic_energy = 0, mass = 0;
+};
+void check_solid(int frame, const SolidFigures& solid, const char* collapsed, Real speed_bound,
+                 std::vector<Absurdity>& out);
+
+// The liquid: its volume now [m^3] against `volumes`, its fastest face [m/s].
+void check_liquid(int frame, Real volume, const LiquidVolumes& volumes, Real fastest, Real speed_bound,
+                  std::vector<Absurdity>& out);
+
+// A fluid's fastest speed [m/s] (`what`: "the smoke"), whose energy comes
+// from the sources as well.
+void check_fluid_speed(int frame, const char* what, Real fastest, Real speed_bound, std::vector<Absurdity>& out);
+
+// "frame F: solid "NAME" " or "frame F: ", how every message starts.
+std::string frame_prefix(int frame);
+std::string solid_prefix(int frame, const std::string& name);
 
 // The `liquid_volume` [m^3] of the last line of a stats.jsonl text, if any: the
 // previous frame's, for a resumed run.

@@ -6,7 +6,8 @@
 // The CFL rule (one, for liquids, solids and both):
 //   dt_cfl = time.cfl * dx / (max_speed + sqrt(GRAVITY_CFL_FACTOR * dx * |g|)),
 //   GRAVITY_CFL_FACTOR = 1
-// max_speed: the fastest liquid face or free solid node [m/s] (sim::max_speed).
+// max_speed: the fastest liquid face or free solid node [m/s] (Simulator::max_speed);
+// time.cfl is the simulator's CFL number (Simulator::cfl_number).
 // The gravity term bounds the speed gravity adds within one step (Bridson 2015,
 // sec. 3.2): at rest max_speed is ~0 and the step would be the whole frame.
 // With time.cfl = 1 nothing moves more than about one cell per substep. The
@@ -34,9 +35,8 @@
 #include <functional>
 
 #include "lib/core/timer.hpp"
-#include "lib/sim/state.hpp"
+#include "lib/sim/simulator.hpp"
 #include "lib/sim/stats.hpp"
-#include "lib/sim/step.hpp"
 
 namespace fsicut::sim {
 
@@ -54,7 +54,7 @@ inline constexpr Real GRAVITY_CFL_FACTOR = 1;
 
 // The CFL substep length [s] of the state as it is (see the header); +infinity
 // when nothing moves and there is no gravity.
-Real cfl_limit(const SimState& state);
+Real cfl_limit(const Simulator& sim);
 
 // The next substep's length [s] with `remaining` [s] left until the target time
 // and at most `substeps_left` (>= 1 is assumed; less counts as 1) substeps to
@@ -66,50 +66,50 @@ struct Substep {
   Real dt = 0;
   bool cfl_exceeded = false;
 };
-Substep choose_substep(const SimState& state, Real remaining, int substeps_left);
+Substep choose_substep(const Simulator& sim, Real remaining, int substeps_left);
 
 struct AdvanceHooks {
-  // Sees each substep's coupled system before it is solved (sim/couple.hpp).
+  // Sees each substep's coupled system before it is solved (sim/cutcell/couple.hpp).
   SystemObserver observe;
   // Called before every substep, with the state at its start and the tally
   // so far (the frame loop keeps a checkpoint of it to roll back to).
-  std::function<void(const SimState&, const FrameStats&)> before_substep;
+  std::function<void(const Simulator&, const FrameStats&)> before_substep;
   // Called after every substep, with the state at its end. It may throw an
   // error (an interrupted run); the state is consistent after every substep.
-  std::function<void(const SimState&, const StepReport&)> after_substep;
+  std::function<void(const Simulator&, const StepReport&)> after_substep;
   // Asked after every substep (after after_substep): true ends the advance
   // there, before its target time (benchmarks that time a number of substeps).
-  std::function<bool(const SimState&)> stop;
+  std::function<bool(const Simulator&)> stop;
 };
 
-// Advances `state` to t_end [s] (> state.time) in substeps chosen by
+// Advances `sim` to t_end [s] (> sim.time) in substeps chosen by
 // choose_substep. `tally` accumulates substeps, cfl_exceeded, solves and the
 // worst solve (linsolve::worst); its substeps count against the budget, so at
-// most state.scene.time.max_substeps - tally.substeps (at least one) substeps
+// most sim.scene.time.max_substeps - tally.substeps (at least one) substeps
 // are taken: pass a fresh FrameStats per frame, or the partial one of a frame
 // being resumed. `times` accumulates each Algorithm 1 stage's wall time.
-// state.time ends exactly at t_end. Returns false when hooks.stop ended the
-// advance first. Throws what sim::step throws.
-bool advance_to(SimState& state, Real t_end, FrameStats& tally, StageTimes& times, const AdvanceHooks& hooks = {});
+// sim.time ends exactly at t_end. Returns false when hooks.stop ended the
+// advance first. Throws what Simulator::step throws.
+bool advance_to(Simulator& sim, Real t_end, FrameStats& tally, StageTimes& times, const AdvanceHooks& hooks = {});
 
 // The same without statistics: advances to t_end in substeps whose budget is
 // time.max_substeps per call. Returns the substeps taken.
-int advance_to(SimState& state, Real t_end, const AdvanceHooks& hooks = {});
+int advance_to(Simulator& sim, Real t_end, const AdvanceHooks& hooks = {});
 
 // The frame-end rule, the one `fsicut`, the benchmarks and the tests share:
 // frame k (k >= 1; frame 0 is the initial state) ends at k / time.fps [s],
 // computed from k so that round-off does not accumulate over long runs.
-Real frame_end(const SimState& state, int frame);
+Real frame_end(const Simulator& sim, int frame);
 
-// Advances frame state.frame + 1 to its end within its own substep budget
+// Advances frame sim.frame + 1 to its end within its own substep budget
 // (`tally`: a fresh FrameStats, or the partial one of a frame being resumed)
-// and then sets state.frame to it. Returns false, the frame unfinished, when
+// and then sets sim.frame to it. Returns false, the frame unfinished, when
 // hooks.stop ended it first.
-bool advance_frame(SimState& state, FrameStats& tally, StageTimes& times, const AdvanceHooks& hooks = {});
+bool advance_frame(Simulator& sim, FrameStats& tally, StageTimes& times, const AdvanceHooks& hooks = {});
 
 // Advances frame by frame as advance_frame does until t_end [s]; a t_end
 // inside a frame stops there (the next call finishes that frame). Returns the
 // substeps taken. What tests use to run "for 2 seconds".
-int advance_frames_to(SimState& state, Real t_end, const AdvanceHooks& hooks = {});
+int advance_frames_to(Simulator& sim, Real t_end, const AdvanceHooks& hooks = {});
 
 }  // namespace fsicut::sim

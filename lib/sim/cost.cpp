@@ -14,29 +14,15 @@ std::string seconds_text(double s) {
 
 }  // namespace
 
-SubstepCost estimate_substep(const SimState& state) {
-  SubstepCost cost;
-  const auto& r = state.scene.grid.resolution;
+SubstepCostTerm grid_cost(const scene::Scene& scene, double per_cell) {
+  const auto& r = scene.grid.resolution;
   const double cells = double(r.x()) * r.y() * r.z();
-  const double per_cell = state.eulerian ? EULERIAN_CELL_SECONDS : CELL_SECONDS;
-  cost.terms.push_back({"grid", "/grid/resolution", std::to_string(static_cast<long long>(cells)) + " cells",
-                        per_cell * cells});
-  for (std::size_t b = 0; b < state.solids.size(); ++b) {
-    const solid::Body& body = state.solids[b];
-    const std::string pointer = "/solids/" + std::to_string(b);
-    if (is_reduced(state, b)) {
-      const double n = state.reduced[b]->basis.modes() + 6;
-      cost.terms.push_back({"solid \"" + body.name + "\"", pointer + "/modes",
-                            std::to_string(static_cast<long long>(n)) + " reduced unknowns", MODE_SECONDS * n * n * n});
-      continue;
-    }
-    const double dofs = 3.0 * body.dofs.num_free_nodes();
-    const double c = body.quadratic() ? QUADRATIC_DOF_SECONDS : LINEAR_DOF_SECONDS;
-    cost.terms.push_back({"solid \"" + body.name + "\"", pointer + "/mesh",
-                          std::to_string(static_cast<long long>(dofs)) + " dofs (" +
-                              (body.quadratic() ? "quadratic" : "linear") + ")",
-                          c * std::pow(dofs, 1.5)});
-  }
+  return {"grid", "/grid/resolution", std::to_string(static_cast<long long>(cells)) + " cells", per_cell * cells};
+}
+
+SubstepCost total(std::vector<SubstepCostTerm> terms) {
+  SubstepCost cost;
+  cost.terms = std::move(terms);
   for (const SubstepCostTerm& t : cost.terms) cost.seconds += t.seconds;
   return cost;
 }

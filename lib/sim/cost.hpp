@@ -23,7 +23,7 @@
 // one. It is a scale, within a factor of about 3 of what an idle machine
 // takes; loaded machines take longer.
 //
-// The eulerian scheme (eulerian_run.hpp) has no solid dofs: every stage runs
+// The eulerian scheme (sim/eulerian/simulator.hpp) has no solid dofs: every stage runs
 // over the grid's nodes and cells, so its estimate is EULERIAN_CELL_SECONDS x
 // grid cells. Measured on 2 cores: eulerian_ball (38,912 cells) 1.5e-5 s per
 // cell and substep, eulerian_cheb (25,920 cells) 2.0e-5, a five-toy party
@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/sim/state.hpp"
+#include "lib/scene/scene.hpp"
 
 namespace fsicut::sim {
 
@@ -57,7 +57,13 @@ struct SubstepCost {
   double seconds = 0;  // their sum [s]
 };
 
-SubstepCost estimate_substep(const SimState& state);
+// The grid's term at `per_cell` seconds a cell (CELL_SECONDS or
+// EULERIAN_CELL_SECONDS); each simulator adds its own terms
+// (Simulator::estimate_substep).
+SubstepCostTerm grid_cost(const scene::Scene& scene, double per_cell);
+
+// The sum of the terms, in order.
+SubstepCost total(std::vector<SubstepCostTerm> terms);
 
 // "time estimate: about 12 s per substep" and one line per term, for --validate.
 std::string describe(const SubstepCost& cost);

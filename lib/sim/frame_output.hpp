@@ -1,9 +1,9 @@
 #pragma once
-// One frame's output files (DESIGN.md section 4): `liquid.NNNN.vdb`,
+// One frame's output files (docs/outputs.md "Files"): `liquid.NNNN.vdb`,
 // `<solid>.NNNN.obj` and `smoke.NNNN.vdb`, captured from the state so that they can be written
 // while the simulation goes on (sim/run.cpp hands them to a BackgroundTask).
 //
-// capture_frame copies what the files need, already in the output frame
+// Simulator::capture_frame copies what the files need, already in the output frame
 // (output/up_axis): the marker particles, each solid's boundary positions and
 // triangles, and the grid and face velocities when output/liquid_velocity asks
 // for the velocity grid. write_frame writes the files from that copy alone, so
@@ -16,9 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "lib/grid/mac_grid.hpp"
 #include "lib/io/atomic.hpp"
 #include "lib/io/frame.hpp"
-#include "lib/sim/state.hpp"
+#include "lib/mesh/mesh.hpp"
+#include "lib/scene/scene.hpp"
 
 namespace fsicut::sim {
 
@@ -55,13 +57,16 @@ struct FrameOutput {
 // "<stem>.NNNN<extension>" (at least 4 digits).
 std::string numbered(const std::string& stem, int frame, const char* extension);
 
-// What frame `state.frame` writes, copied out of `state`.
-FrameOutput capture_frame(const SimState& state);
-
-// The names of the files `out` writes, and of those frame `frame` of `state`'s
-// scene writes.
+// The names of the files `out` writes.
 std::vector<std::string> file_names(const FrameOutput& out);
-std::vector<std::string> frame_file_names(const SimState& state, int frame);
+
+// The liquid VDB's voxel size [m]: output/voxel_size, else half a grid cell
+// (the particles resolve the surface finer than the grid does, and a
+// renderer sees less voxel stepping).
+Real vdb_voxel_size(const scene::Scene& scene);
+
+// The output frame of output/up_axis.
+io::UpAxis up_axis(const scene::Scene& scene);
 
 // Writes the files of `out` into `dir`, each atomically (io/atomic.hpp), and
 // returns their digests by name. Throws SimulationError (70) for a non-finite

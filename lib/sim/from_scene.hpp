@@ -1,6 +1,6 @@
 #pragma once
 // Scene data to runtime objects and settings: the conversions the driver makes
-// (beside build_state, sim/state.hpp) so that nothing below sim/ sees a scene
+// (for both simulators, sim/build.hpp) so that nothing below sim/ sees a scene
 // type. Errors that concern a scene value name its JSON pointer.
 #include <vector>
 

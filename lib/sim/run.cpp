@@ -29,12 +29,10 @@
 #include "lib/io/lock.hpp"
 #include "lib/sim/absurd.hpp"
 #include "lib/sim/advance.hpp"
-#include "lib/sim/cost.hpp"
 #include "lib/sim/frame_output.hpp"
-#include "lib/sim/probes.hpp"
+#include "lib/sim/output_folder.hpp"
 #include "lib/sim/sanity.hpp"
 #include "lib/sim/stats.hpp"
-#include "lib/sim/step.hpp"
 
 namespace fsicut::sim {
 namespace {
@@ -49,173 +47,13 @@ constexpr const char* OTHER = "other";
 // advance_to): a stop request after its last substep waits for its outputs.
 constexpr Real FRAME_END_SLACK = 1e-12;
 
-// manifest.tsv: one line per frame file fsicut wrote into the folder, "name
-// TAB size TAB fnv1a (16 hex digits)", sorted by name, rewritten atomically
-// after every frame's outputs. --resume checks the files it keeps against it.
-constexpr const char* MANIFEST_FILE = "manifest.tsv";
-// The probes' samples, one row per substep (sim/probes.hpp), rewritten whole after every frame like stats.jsonl.
-constexpr const char* PROBES_FILE = "probes.csv";
-using Manifest = std::map<std::string, io::FileDigest>;
-
-Manifest read_manifest(const fs::path& dir) {
-  Manifest manifest;
-  std::ifstream in(dir / MANIFEST_FILE);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream fields(line);
-    std::string name;
-    io::FileDigest d;
-    // A damaged line loses its entry, and its frame counts as unverified.
-    if (std::getline(fields, name, '\t') && fields >> d.size >> std::hex >> d.fnv1a) manifest[name] = d;
-  }
-  return manifest;
-}
-
-void write_manifest(const fs::path& dir, const Manifest& manifest) {
-  std::string text;
-  char line[64];
-  for (const auto& [name, d] : manifest) {
-    std::snprintf(line, sizeof line, "\t%llu\t%016llx\n", static_cast<unsigned long long>(d.size),
-                  static_cast<unsigned long long>(d.fnv1a));
-    text += name + line;
-  }
-  io::write_text_atomically(dir / MANIFEST_FILE, text);
-}
-
-// Whether every output file of the current frame is on disk with the size and
-// checksum the manifest recorded when it was written. A file the manifest does
-// not know (an older fsicut wrote it, or the manifest was lost) does not count:
-// rewriting a frame is cheap, keeping a damaged one costs a render.
-bool frame_verified(const FrameOutput& out, const fs::path& dir, const Manifest& manifest) {
-  for (const std::string& name : file_names(out)) {
-    const auto recorded = manifest.find(name);
-    if (recorded == manifest.end()) return false;
-    const std::optional<io::FileDigest> on_disk = io::digest_file(dir / name);
-    if (!on_disk || *on_disk != recorded->second) return false;
-  }
-  return true;
-}
-
-// The frames up to `last` that a resumed run keeps without simulating them
-// again, checked against the manifest by size and checksum (each file is read
-// back once: FNV-1a runs at about 0.4 GB/s, 200 MB in 0.47 s, far less than
-// simulating the frame took). Returns the files that are missing, of another
-// size or another checksum (`damaged`) and those the manifest does not list
-// (`unlisted`: written by an older fsicut, or the manifest was lost).
-struct EarlierFrames {
-  std::vector<std::string> damaged, unlisted;
-};
-EarlierFrames check_earlier_frames(const SimState& state, const fs::path& dir, const Manifest& manifest, int last) {
-  EarlierFrames out;
-  for (int frame = 0; frame <= last; ++frame)
-    for (const std::string& name : frame_file_names(state, frame)) {
-      const auto recorded = manifest.find(name);
-      if (recorded == manifest.end()) {
-        out.unlisted.push_back(name);
-        continue;
-      }
-      const std::optional<io::FileDigest> on_disk = io::digest_file(dir / name);
-      if (!on_disk || *on_disk != recorded->second) out.damaged.push_back(name);
-    }
-  return out;
-}
-
-std::string list_names(const std::vector<std::string>& names) {
-  constexpr std::size_t SHOWN = 10;
-  std::string list;
-  for (std::size_t i = 0; i < std::min(names.size(), SHOWN); ++i) list += (i ? ", " : "") + names[i];
-  if (names.size() > SHOWN) list += " and " + std::to_string(names.size() - SHOWN) + " more";
-  return list;
-}
-
-// Whether `name` is "<stem>.<4 or more digits><extension>".
-bool is_numbered(const std::string& name, const std::string& stem, const std::string& extension) {
-  if (name.size() < stem.size() + 1 + 4 + extension.size() || name.compare(0, stem.size() + 1, stem + ".") != 0 ||
-      name.compare(name.size() - extension.size(), extension.size(), extension) != 0)
-    return false;
-  const std::string digits = name.substr(stem.size() + 1, name.size() - stem.size() - 1 - extension.size());
-  return std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-}
-
-// A fresh run (not --resume) starts from an empty set of frames: it deletes
-// the frame files of an earlier run in the folder, so a shorter run does not
-// leave the longer run's later frames beside its own. Only names fsicut
-// writes: `liquid.NNNN.vdb`, `<solid>.NNNN.obj` for this scene's solids, and
-// every file the earlier run's manifest lists (its solids may have had other
-// names), then the manifest itself.
-void remove_earlier_frames(const SimState& state, const fs::path& dir) {
-  const Manifest earlier = read_manifest(dir);
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    // A manifest entry counts only if it has the form of a frame file: a
-    // damaged or hand-edited manifest must not delete anything else.
-    const std::size_t dot = name.find('.');
-    const bool frame_form = dot != std::string::npos && (is_numbered(name, name.substr(0, dot), ".obj") ||
-                                                         is_numbered(name, name.substr(0, dot), ".vdb"));
-    bool ours = (earlier.count(name) > 0 && frame_form) || is_numbered(name, "liquid", ".vdb");
-    for (const solid::Body& b : state.solids) ours = ours || is_numbered(name, b.name, ".obj");
-    std::error_code ignored;
-    if (ours && it->is_regular_file(ignored)) fs::remove(it->path(), ignored);
-  }
-  std::error_code ignored;
-  fs::remove(dir / MANIFEST_FILE, ignored);
-  fs::remove(dir / PROBES_FILE, ignored);
-}
-
-// Deletes the temporaries (io/atomic.hpp: `.<name>.tmp-<pid>-<n>`) a killed
-// run left in `dir`: SIGKILL or a power cut between creating one and renaming
-// it leaves it behind, and nothing else would ever remove it. Only those of
-// processes that no longer exist: a live writer's temporary is not stale.
-void remove_stale_temporaries(const fs::path& dir) {
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    const std::size_t tag = name.rfind(".tmp-");
-    if (name.empty() || name[0] != '.' || tag == std::string::npos) continue;
-    const std::string rest = name.substr(tag + std::strlen(".tmp-"));
-    const std::size_t dash = rest.find('-');
-    constexpr std::size_t MAX_PID_DIGITS = 9;  // pid_t is 32-bit: longer is not our name
-    if (dash == 0 || dash == std::string::npos || dash > MAX_PID_DIGITS ||
-        !std::all_of(rest.begin(), rest.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '-'; }))
-      continue;
-    const pid_t pid = static_cast<pid_t>(std::stol(rest.substr(0, dash)));
-    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
-    std::error_code ignored;
-    fs::remove(it->path(), ignored);
-  }
-}
-
-FrameStats empty_stats(const SimState& state) {
+FrameStats empty_stats(const Simulator& sim) {
   FrameStats st;
-  st.frame = state.frame;
-  st.time = state.time;
-  for (const char* stage : {STAGE_SOLID_POSITIONS, STAGE_ADVECTION, STAGE_FORCES, STAGE_DISTANCE_FIELDS,
-                            STAGE_PROJECTION, STAGE_DENSITY_CORRECTION, STAGE_EXTRAPOLATION, STAGE_OUTPUT})
-    st.seconds[stage] = 0;
+  st.frame = sim.frame;
+  st.time = sim.time;
+  for (const std::string& stage : sim.stages()) st.seconds[stage] = 0;
+  st.seconds[STAGE_OUTPUT] = 0;
   return st;
-}
-
-// Checks or clears the output folder before anything is written, then writes
-// run.json. Resuming: a frame up to the checkpoint that is not what was written
-// cannot be rewritten without simulating it again, and going on would finish the
-// run with a bad frame in it.
-void prepare_folder(const SimState& state, const fs::path& dir, const Manifest& manifest, bool resumed) {
-  if (resumed) {
-    const EarlierFrames earlier = check_earlier_frames(state, dir, manifest, state.frame);
-    if (!earlier.damaged.empty())
-      throw Error(ExitCode::data,
-                  "cannot resume in " + dir.string() + ": frame files up to the checkpoint (frame " +
-                      std::to_string(state.frame) + ") are missing or differ from manifest.tsv (size or checksum): " +
-                      list_names(earlier.damaged) +
-                      "; they cannot be rewritten without simulating them again: restore them, or run without "
-                      "--resume to regenerate every frame");
-    if (!earlier.unlisted.empty())
-      log::warn("frame files up to the checkpoint that manifest.tsv does not list are kept unverified: " +
-                list_names(earlier.unlisted));
-  } else {
-    remove_earlier_frames(state, dir);
-  }
-  io::write_text_atomically(dir / "run.json", run_record(state, threads()));
 }
 
 // The frame loop of one run: its folder, the loop state a checkpoint keeps, and
@@ -229,8 +67,8 @@ void prepare_folder(const SimState& state, const fs::path& dir, const Manifest& 
 // the next frame waits for it.
 class FrameLoop {
  public:
-  FrameLoop(SimState& state, const FrameCallback& on_frame, const RunControl& control)
-      : state_(state), on_frame_(on_frame), control_(control), dir_(state.scene.output.directory),
+  FrameLoop(Simulator& sim, const FrameCallback& on_frame, const RunControl& control)
+      : state_(sim), on_frame_(on_frame), control_(control), dir_(sim.scene.output.directory),
         resumed_(control.resumed != nullptr) {}
 
   void run() {
@@ -249,9 +87,9 @@ class FrameLoop {
     else checkpoint::remove_all(dir_);
     if (resumed_) initial_volume_ = first_liquid_volume(progress_.stats);
     if (resumed_) previous_volume_ = last_liquid_volume(progress_.stats);
-    else if (state_.liquid) initial_volume_ = liquid_volume(state_);
+    else initial_volume_ = state_.liquid_volume();
     if (!resumed_) {
-      progress_.probes = probes_header(state_.probes);
+      progress_.probes = state_.probes_header();
       FrameStats st = empty_stats(state_);
       finish_frame(st, Clock::now(), 0);
     }
@@ -286,7 +124,7 @@ class FrameLoop {
     // end it waits for the frame's outputs.
     AdvanceHooks hooks;
     hooks.observe = control_.observe;
-    hooks.before_substep = [&](const SimState&, const FrameStats& tally) {
+    hooks.before_substep = [&](const Simulator&, const FrameStats& tally) {
       substep_started_ = Clock::now();
       if (!control_.stop || std::max(last_substep_seconds_, estimated_substep_seconds_) <= control_.abandonable_seconds)
         return;
@@ -296,7 +134,7 @@ class FrameLoop {
       rollback_ = to_snapshot(state_, RunProgress{{}, {}, inside, inside ? partial : FrameStats{}});
       cancel_.emplace(control_.stop);
     };
-    hooks.after_substep = [&](const SimState&, const StepReport&) {
+    hooks.after_substep = [&](const Simulator&, const StepReport&) {
       cancel_.reset();
       rollback_.reset();
       last_substep_seconds_ = std::chrono::duration<double>(Clock::now() - substep_started_).count();
@@ -332,10 +170,11 @@ class FrameLoop {
   // wall time, and `output` (its files, written by the job beside the next frame).
   void finish_frame(FrameStats& st, Clock::time_point started, Real stepped) {
     const scene::Scene& scene = state_.scene;
-    FrameOutput out = capture_frame(state_);
+    FrameOutput out = state_.capture_frame();
     nlohmann::json record = frame_record(state_, st);
-    const LiquidVolumes volumes{initial_volume_, previous_volume_,
-                                state_.liquid ? std::optional<Real>(record["liquid_volume"].get<Real>()) : std::nullopt};
+    const std::optional<Real> volume =
+        state_.has_liquid() ? std::optional<Real>(record["liquid_volume"].get<Real>()) : std::nullopt;
+    const LiquidVolumes volumes{initial_volume_, previous_volume_, volume};
     const int every = scene.output.checkpoint_every;
     // A checkpoint never refers to a frame that is not on disk: the job writes
     // it after the frame. The last frame gets one too, so a run can be extended.
@@ -426,7 +265,7 @@ class FrameLoop {
                                           when + "; checkpoint " + file.string() + " written; continue with --resume");
   }
 
-  SimState& state_;
+  Simulator& state_;
   const FrameCallback& on_frame_;
   const RunControl& control_;
   const fs::path dir_;
@@ -439,7 +278,7 @@ class FrameLoop {
   std::optional<FrameReport> unreported_;
   // The substep under way (RunControl::abandonable_seconds): the checkpoint of its start
   // while it can be abandoned, and the cancellation armed meanwhile.
-  const double estimated_substep_seconds_ = estimate_substep(state_).seconds;
+  const double estimated_substep_seconds_ = state_.estimate_substep().seconds;
   double last_substep_seconds_ = 0;
   Clock::time_point substep_started_;
   std::optional<checkpoint::Snapshot> rollback_;
@@ -450,8 +289,8 @@ class FrameLoop {
 
 }  // namespace
 
-void run(SimState& state, const FrameCallback& on_frame, const RunControl& control) {
-  FrameLoop(state, on_frame, control).run();
+void run(Simulator& sim, const FrameCallback& on_frame, const RunControl& control) {
+  FrameLoop(sim, on_frame, control).run();
 }
 
 }  // namespace fsicut::sim

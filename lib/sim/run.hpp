@@ -1,12 +1,12 @@
 #pragma once
 // The frame loop: CFL substeps inside each frame (sim::advance_to), outputs at frame ends.
 //
-// Output folder layout (DESIGN.md section 4), every file written atomically:
+// Output folder layout (docs/outputs.md "Files"), every file written atomically:
 //   run.json              fsicut and library versions, thread count, the resolved scene
 //   liquid.NNNN.vdb       liquid level set (scenes with liquid, output.liquid)
 //   <solid>.NNNN.obj      each solid's deformed boundary surface (output.solids)
 //   stats.jsonl           one JSON object per frame (see stats.hpp)
-//   probes.csv            scenes with probes: one row per substep (see probes.hpp),
+//   probes.csv            scenes with probes: one row per substep (sim/cutcell/probes.hpp),
 //                         rewritten whole after each frame like stats.jsonl; a
 //                         resumed run continues it from the checkpoint's rows
 //   checkpoint.NNNN.bin   the state after frame NNNN (lib/checkpoint), every
@@ -18,13 +18,9 @@
 // Frame 0 is the initial state; frames 1..time.frames follow.
 //
 // A fresh run (no RunControl::resumed) first deletes the frame files of an
-// earlier run in the folder: `liquid.NNNN.vdb`, `<solid>.NNNN.obj` of this
-// scene's solids and whatever the earlier manifest lists. A resumed run keeps
-// the frames after the checkpoint whose files match the manifest and rewrites
-// the others; frames up to the checkpoint are checked by size and checksum
-// before anything is written, and one that is missing or does not match is
-// Error(data = 65) naming it (it cannot be rewritten without simulating it
-// again; a frame the manifest does not list is kept with a warning).
+// earlier run in the folder; a resumed run checks the frames up to the
+// checkpoint (sim/output_folder.hpp) and keeps the frames after it whose files
+// match the manifest, rewriting the others.
 //
 // Stopping and resuming: when RunControl::stop becomes non-zero (a signal
 // handler sets it), the run abandons a long substep (RunControl::abandonable_seconds)
@@ -39,8 +35,8 @@
 #include <functional>
 
 #include "lib/sim/advance.hpp"
+#include "lib/sim/simulator.hpp"
 #include "lib/sim/snapshot.hpp"
-#include "lib/sim/state.hpp"
 
 namespace fsicut::sim {
 
@@ -84,7 +80,7 @@ struct RunControl {
   bool strict = false;
 };
 
-// Runs state.scene.time.frames frames into state.scene.output.directory,
+// Runs sim.scene.time.frames frames into sim.scene.output.directory,
 // calling `on_frame` once each frame is on disk (frame 0 included, except
 // when resuming), from the calling thread: a frame's files are written on a
 // thread of their own while the next frame steps (at most one frame in
@@ -103,6 +99,6 @@ struct RunControl {
 // Error(data = 65) when a resumed run finds a damaged earlier frame (above),
 // SimulationError (70) when the simulation fails, Error(temp_fail = 75) when
 // stopped (the message names the checkpoint).
-void run(SimState& state, const FrameCallback& on_frame = {}, const RunControl& control = {});
+void run(Simulator& sim, const FrameCallback& on_frame = {}, const RunControl& control = {});
 
 }  // namespace fsicut::sim

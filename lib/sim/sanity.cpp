@@ -6,19 +6,17 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
-#include "lib/fluid/liquid.hpp"
-#include "lib/sim/stats.hpp"
 
 namespace fsicut::sim {
 
-void check_absurd(const SimState& state, const LiquidVolumes& volumes, SanityWarnings& warned) {
-  const std::vector<Absurdity> found = find_absurdities(state, volumes);
-  if (!found.empty() && state.scene.on_absurd == scene::Scene::OnAbsurd::stop) {
+void check_absurd(const Simulator& sim, const LiquidVolumes& volumes, SanityWarnings& warned) {
+  const std::vector<Absurdity> found = sim.absurdities(volumes);
+  if (!found.empty() && sim.scene.on_absurd == scene::Scene::OnAbsurd::stop) {
     // Every finding of the frame: which rule trips first is chance when a run
     // goes wrong several ways at once.
     std::string what = "absurd result at " + found.front().message;
     for (std::size_t i = 1; i < found.size(); ++i) what += "; absurd result at " + found[i].message;
-    throw SimulationError(what + "; stopped after writing frame " + std::to_string(state.frame) +
+    throw SimulationError(what + "; stopped after writing frame " + std::to_string(sim.frame) +
                           " (the scene key \"on_absurd\": \"warn\" lets a run go on)");
   }
   for (const Absurdity& a : found) {
@@ -28,27 +26,23 @@ void check_absurd(const SimState& state, const LiquidVolumes& volumes, SanityWar
   }
 }
 
-void check_sanity(const SimState& state, const LiquidVolumes& volumes, SanityWarnings& warned, bool strict) {
-  warned.inverted.resize(state.solids.size(), false);
-  for (std::size_t i = 0; i < state.solids.size(); ++i) {
-    const Index inverted = inverted_elements(state.solids[i]);
-    if (inverted == 0) continue;
-    const std::string message = "frame " + std::to_string(state.frame) + ": solid \"" + state.solids[i].name +
-                                "\" has " + std::to_string(inverted) +
+void check_sanity(const Simulator& sim, const LiquidVolumes& volumes, SanityWarnings& warned, bool strict) {
+  for (const InvertedSolid& solid : sim.inverted_solids()) {
+    const std::string message = "frame " + std::to_string(sim.frame) + ": solid \"" + solid.name + "\" has " +
+                                std::to_string(solid.elements) +
                                 " inverted tetrahedra (det F <= 0): its motion is no longer physical (too soft, "
                                 "too fast, or time/cfl too large)";
     if (strict) throw SimulationError(message + "; stopped by --strict (or the scene key \"strict\")");
-    if (!warned.inverted[i]) log::warn(message + "; stats.jsonl counts them as inverted_elements");
-    warned.inverted[i] = true;
+    if (warned.inverted.insert(solid.name).second) log::warn(message + "; stats.jsonl counts them as inverted_elements");
   }
-  if (!state.liquid || warned.volume_drift) return;
-  const Real now = volumes.now ? *volumes.now : liquid_volume(state);
+  if (warned.volume_drift) return;
+  const std::optional<Real> now = volumes.now ? volumes.now : sim.liquid_volume();
   const std::optional<Real>& initial = volumes.initial;
-  if (initial && *initial > 0 && std::abs(now - *initial) > LIQUID_VOLUME_DRIFT_WARNING * *initial) {
+  if (now && initial && *initial > 0 && std::abs(*now - *initial) > LIQUID_VOLUME_DRIFT_WARNING * *initial) {
     char message[256];
     std::snprintf(message, sizeof message,
                   "frame %d: the liquid volume is %.4g m^3, %+.1f %% from frame 0's %.4g m^3 (more than %.0f %%)",
-                  state.frame, now, 100 * (now - *initial) / *initial, *initial, 100 * LIQUID_VOLUME_DRIFT_WARNING);
+                  sim.frame, *now, 100 * (*now - *initial) / *initial, *initial, 100 * LIQUID_VOLUME_DRIFT_WARNING);
     log::warn(message);
     warned.volume_drift = true;
   }

@@ -9,9 +9,12 @@
 
 #include "lib/coupling/partitioned.hpp"
 #include "lib/linsolve/report.hpp"
-#include "lib/sim/state.hpp"
+#include "lib/scene/scene.hpp"
+#include "lib/sim/load_tally.hpp"
 
 namespace fsicut::sim {
+
+class Simulator;
 
 struct FrameStats {
   int frame = 0;
@@ -24,18 +27,18 @@ struct FrameStats {
   // every substep's seconds per side summed.
   std::optional<coupling::PartitionedReport> partitioned;
   std::map<std::string, double> seconds;  // wall time per Algorithm 1 stage, plus "output" [s]
-  LoadTally loads;                        // the liquid's loads, summed over the substeps (sim/loads.hpp)
-  std::string probe_rows;                 // probes.csv rows of the substeps (sim/probes.hpp)
+  LoadTally loads;                        // the liquid's loads, summed over the substeps (sim/load_tally.hpp)
+  std::string probe_rows;                 // probes.csv rows of the substeps (sim/cutcell/probes.hpp)
 };
 
 // One stats.jsonl line (no trailing newline) with the contract keys of
-// DESIGN.md section 4: frame, time, substeps, liquid_volume [m^3],
+// docs/outputs.md ("stats.jsonl keys"): frame, time, substeps, liquid_volume [m^3],
 // max_fluid_speed [m/s], solver {iterations, relative_residual, converged,
 // met_tolerance, round_off_floor, tolerance, solves}, solids [{name, centroid, volume, mean_velocity, kinetic_energy,
 // elastic_energy, linear_momentum [kg m/s], angular_momentum [kg m^2/s] (about the solid's centre of mass),
 // max_strain, inverted_elements; a reduced body also modes (r) and modal_energy [J]
 // (solid::modal_energy), fluid_force [N], fluid_torque [N m] (about the centre of mass)}],
-// obstacles [{index, fluid_force [N], fluid_torque [N m] (about the shape's centre)}] (sim/loads.hpp:
+// obstacles [{index, fluid_force [N], fluid_torque [N m] (about the shape's centre)}] (sim/cutcell/loads.hpp:
 // means over the frame's substeps; zeros for frame 0), seconds {stage: s}, plus cfl_exceeded;
 // with the partitioned schemes solver also holds coupling_iterations (the
 // substep with most), interface_residual [m/s] (of that substep),
@@ -49,21 +52,18 @@ struct FrameStats {
 // the worst solve (0 when the solver does not compute it). converged true with
 // met_tolerance false means a solve stopped at the round-off floor above the
 // tolerance: the system cannot be solved more accurately in double precision.
-std::string stats_line(const SimState& state, const FrameStats& stats);
+// The driver writes the keys every scene has (with liquid and solid entries
+// empty or 0); the simulator adds its own (Simulator::add_record): the
+// cut-cell one the liquid and solids above, the Eulerian one its solids and
+// `eulerian` record (sim/eulerian/simulator.hpp).
+std::string stats_line(const Simulator& sim, const FrameStats& stats);
 
 // stats_line in two parts, for a frame whose files are written after the
 // state has moved on: the frame's record (every key but `seconds`), taken from
 // the state at the frame's end, and the line made from it once the seconds are
-// known. stats_line(frame_record(state, s), s.seconds) == stats_line(state, s).
-nlohmann::json frame_record(const SimState& state, const FrameStats& stats);
+// known. stats_line(frame_record(sim, s), s.seconds) == stats_line(sim, s).
+nlohmann::json frame_record(const Simulator& sim, const FrameStats& stats);
 std::string stats_line(nlohmann::json record, const std::map<std::string, double>& seconds);
-
-// Tetrahedra of `body` turned inside out or flattened at its current
-// positions: det F <= 0, i.e. a signed volume <= 0 (rest volumes are positive);
-// a quadratic element counts when any of its 8 sub-tets (mesh/quadratic.hpp) does.
-// The stats key `inverted_elements`; any at all means the solid's motion is no
-// longer physical (too soft, too fast, or a too long time step).
-Index inverted_elements(const solid::Body& body);
 
 // The `liquid_volume` [m^3] of the first line of a stats.jsonl text, if any:
 // the reference for the liquid volume drift warning (run.hpp).
@@ -71,6 +71,6 @@ std::optional<Real> first_liquid_volume(const std::string& stats_text);
 
 // The run record: fsicut and library versions, threads, OMP_WAIT_POLICY as the
 // run saw it ("" when unset), the resolved scene.
-std::string run_record(const SimState& state, int threads);
+std::string run_record(const scene::Scene& scene, int threads);
 
 }  // namespace fsicut::sim

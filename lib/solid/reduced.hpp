@@ -141,7 +141,7 @@ struct ReducedState {
   Vector qdot;                                      // r modal velocities [m sqrt(kg)/s]
 };
 
-// A solid of the scene's "model": "reduced" (sim::SimState::reduced): its
+// A solid of the scene's "model": "reduced" (sim::CutCellSimulator::reduced): its
 // basis and state. The Body of the same solid holds the reconstructed x and v
 // (write_reduced_to_body), which everything outside the dynamics reads.
 struct ReducedBody {

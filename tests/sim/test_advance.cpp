@@ -6,7 +6,7 @@
 
 #include "lib/sim/advance.hpp"
 #include "lib/sim/run.hpp"
-#include "tests/sim/coupled_support.hpp"
+#include "tests/sim/cutcell/coupled_support.hpp"
 
 using namespace fsicut;
 
@@ -14,7 +14,7 @@ namespace {
 
 // A solid-only scene (no liquid): a free block under `gravity` [m/s^2] (y),
 // dx = 0.05 m, 30 fps, at most `budget` substeps per frame.
-sim::SimState falling_block(Real gravity, int budget) {
+sim::CutCellSimulator falling_block(Real gravity, int budget) {
   return test::coupled_state(R"({
     "grid": { "resolution": [20, 200, 20], "cell_size": 0.05 },
     "time": { "fps": 30, "max_substeps": )" + std::to_string(budget) + R"( },
@@ -22,7 +22,7 @@ sim::SimState falling_block(Real gravity, int budget) {
     "solids": [ { "name": "block", "mesh": { "type": "box", "min": [0.4, 9.0, 0.4], "max": [0.6, 9.2, 0.6], "cells": [1, 1, 1] } } ] })");
 }
 
-void set_speed(sim::SimState& s, Real speed) {
+void set_speed(sim::CutCellSimulator& s, Real speed) {
   s.solids[0].v.setZero();
   s.solids[0].v.row(1).setConstant(-speed);
 }
@@ -30,7 +30,7 @@ void set_speed(sim::SimState& s, Real speed) {
 }  // namespace
 
 TEST_CASE("advance: the CFL limit is cfl dx / (max speed + sqrt(dx |g|))") {
-  sim::SimState s = falling_block(9.81, 50);
+  sim::CutCellSimulator s = falling_block(9.81, 50);
   set_speed(s, 2.0);
   CHECK(sim::cfl_limit(s) == doctest::Approx(0.05 / (2.0 + std::sqrt(sim::GRAVITY_CFL_FACTOR * 0.05 * 9.81))));
   s.scene.time.cfl = 3;
@@ -41,7 +41,7 @@ TEST_CASE("advance: the CFL limit is cfl dx / (max speed + sqrt(dx |g|))") {
 }
 
 TEST_CASE("advance: choose_substep never needs more substeps than the budget, even when the speed grows") {
-  sim::SimState s = falling_block(0, 50);
+  sim::CutCellSimulator s = falling_block(0, 50);
   const Real frame = 1.0 / 30;
   // The speed after each substep of the frame grows (the block accelerates):
   // whatever the speeds, a frame with budget n is covered in at most n substeps.
@@ -75,7 +75,7 @@ TEST_CASE("advance: choose_substep never needs more substeps than the budget, ev
 
 TEST_CASE("advance: a frame of an accelerating solid stays within max_substeps and counts the excess") {
   // Falling at 3 g from rest, 20 frames: the CFL limit soon wants more than 2 substeps per frame.
-  sim::SimState s = falling_block(29.43, 2);
+  sim::CutCellSimulator s = falling_block(29.43, 2);
   int exceeded = 0;
   for (int frame = 1; frame <= 20; ++frame) {
     sim::FrameStats tally;
@@ -90,7 +90,7 @@ TEST_CASE("advance: a frame of an accelerating solid stays within max_substeps a
   MESSAGE("substeps past the CFL limit over 20 frames: " << exceeded);
   CHECK(exceeded > 0);
   // The same fall with a generous budget takes more substeps than 2 per frame.
-  sim::SimState free_fall = falling_block(29.43, 50);
+  sim::CutCellSimulator free_fall = falling_block(29.43, 50);
   CHECK(sim::advance_frames_to(free_fall, 20 / 30.0) > 40);
   // The velocity after 20 frames is that of a free fall either way (gravity is
   // explicit and linear in dt): -g t.
@@ -99,7 +99,7 @@ TEST_CASE("advance: a frame of an accelerating solid stays within max_substeps a
 }
 
 TEST_CASE("advance: a tally carried over counts against the frame's budget (mid-frame resume)") {
-  sim::SimState s = falling_block(29.43, 3);
+  sim::CutCellSimulator s = falling_block(29.43, 3);
   sim::advance_frames_to(s, 10 / 30.0);  // fast enough that each frame wants all 3
   sim::FrameStats tally;
   tally.substeps = 2;  // as if a checkpoint had been written after 2 substeps of this frame
@@ -110,7 +110,7 @@ TEST_CASE("advance: a tally carried over counts against the frame's budget (mid-
 }
 
 TEST_CASE("advance: frame k ends at k / fps computed from k - a stretch that ends inside a frame leaves it open") {
-  sim::SimState s = falling_block(9.81, 50);
+  sim::CutCellSimulator s = falling_block(9.81, 50);
   CHECK(sim::frame_end(s, 0) == 0);
   CHECK(sim::frame_end(s, 7) == 7 * (1 / 30.0));
   CHECK(sim::frame_end(s, 3000) == 3000 * (1 / 30.0));
@@ -126,11 +126,11 @@ TEST_CASE("advance: frame k ends at k / fps computed from k - a stretch that end
 }
 
 TEST_CASE("advance: a stop hook ends the advance after the substep that asks, the frame left unfinished") {
-  sim::SimState s = falling_block(29.43, 50);
+  sim::CutCellSimulator s = falling_block(29.43, 50);
   int taken = 0;
   sim::AdvanceHooks hooks;
-  hooks.after_substep = [&](const sim::SimState&, const sim::StepReport&) { ++taken; };
-  hooks.stop = [&](const sim::SimState&) { return taken >= 3; };
+  hooks.after_substep = [&](const sim::Simulator&, const sim::StepReport&) { ++taken; };
+  hooks.stop = [&](const sim::Simulator&) { return taken >= 3; };
   sim::FrameStats tally;
   StageTimes times;
   // A frame of a fast fall needs more than 3 substeps (see above), so the hook ends it.
