@@ -65,7 +65,8 @@ BackwardEulerSystem backward_euler_system(const Body& body, Real dt, const Vec3&
 // tolerance, where PCG used to stagnate.
 // settings.tolerance applies to both, settings.max_iterations to PCG only.
 // An unconverged but finite result is still stored and the caller decides
-// (DESIGN.md: a failed solve is an error or a counted event). Throws
+// (docs/outputs.md "Convergence": a failed solve is an error or a counted
+// event). Throws
 // SimulationError, naming the solid, when the solution is not finite.
 //
 // The limit, measured on this machine (2 cores, Eigen's simplicial LLT with

@@ -1,4 +1,4 @@
-// The architecture as a contract (DESIGN.md section 1): lib/'s folders form
+// The architecture as a contract (docs/architecture.md): lib/'s folders form
 // layers, each including only the layers below it; only the driver (sim/) and
 // the CLI know the scene; a file holds one concept, so none grows past
 // MAX_FILE_LINES; and the tests are named so that ctest runs them. These
