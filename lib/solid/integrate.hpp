@@ -2,7 +2,7 @@
 // Time integration of a deformable solid on its own: the solid half of
 // Algorithm 1 (paper Sections 4 and 7).
 //
-// One step of length dt, in the order of sim::step's stages:
+// One step of length dt, in the order of CutCellSimulator::step's stages:
 //   update_positions(body, dt);               1: x += dt v (34), then new rotations
 //   apply_gravity(body, g, dt);               3: v += dt g, forward Euler
 //   advance_velocities(body, dt, 0, settings); 5: backward Euler in velocities (6)
