@@ -257,39 +257,115 @@ std::string function_name(const std::vector<Token>& decl) {
   return "?";
 }
 
-// Every function body opened at namespace or class scope in `source`.
-std::vector<FunctionSpan> functions(const std::string& source) {
-  std::vector<FunctionSpan> out;
-  std::vector<Scope> open;  // the braces open around the current token
+// A name declared at namespace scope; `file_local` when it is in an anonymous
+// namespace or `static`: unity builds (lib/CMakeLists.txt) put several .cpp
+// files of a folder into one translation unit, where such names meet.
+struct Declaration {
+  std::string name;
+  int line;
+  bool file_local;
+};
+
+// The name a declaration at namespace scope introduces ("" for none: a
+// using-directive, a namespace alias, an out-of-line member, ...).
+std::string declared_name(const std::vector<Token>& decl) {
+  std::size_t b = past_prefix(decl);
+  static const std::vector<std::string> SPECIFIERS = {"static", "inline", "constexpr", "const", "thread_local"};
+  while (b < decl.size() && std::find(SPECIFIERS.begin(), SPECIFIERS.end(), decl[b].text) != SPECIFIERS.end()) ++b;
+  if (b >= decl.size()) return "";
+  const std::string& head = decl[b].text;
+  if (head == "using") return b + 2 < decl.size() && decl[b + 2].text == "=" ? decl[b + 1].text : "";
+  if (head == "namespace" || head == "extern" || head == "static_assert" || head == "friend") return "";
+  if (head == "class" || head == "struct" || head == "union" || head == "enum") {
+    std::size_t k = b + 1;
+    if (k < decl.size() && (decl[k].text == "class" || decl[k].text == "struct")) ++k;
+    return k < decl.size() && is_identifier(decl[k].text) ? decl[k].text : "";
+  }
+  int parens = 0;
+  std::string last;
+  for (std::size_t k = b; k < decl.size(); ++k) {
+    const std::string& t = decl[k].text;
+    if (parens == 0 && (t == "=" || t == "{" || t == "[")) break;
+    if (parens == 0 && t == "(") return function_name(decl);  // a function, or a variable built with ()
+    if (t == "(") ++parens;
+    if (t == ")") --parens;
+    if (parens == 0 && is_identifier(t)) last = t;
+    if (parens == 0 && t == "::") last.clear();  // qualified: declared elsewhere
+  }
+  return last;
+}
+
+// The functions of `source` (bodies opened at namespace or class scope) and
+// the names it declares at namespace scope.
+struct Scan {
+  std::vector<FunctionSpan> functions;
+  std::vector<Declaration> declarations;
+};
+
+Scan scan(const std::string& source) {
+  Scan out;
+  std::vector<Scope> open;   // the braces open around the current token
+  std::vector<bool> local;   // per brace: inside an anonymous namespace
   std::vector<FunctionSpan> bodies;  // the functions among them (at most one)
   std::vector<Token> decl;
-  int nested = 0;  // braces open inside a function or initializer
+  int nested = 0;            // braces open inside a function or initializer
+  bool enumerators = false;  // inside the braces of an unscoped enum at namespace scope
+  std::string previous;      // the token before, inside them
+  const auto at_namespace_scope = [&] { return open.empty() || open.back() == Scope::NAMESPACE; };
+  const auto declare = [&](const std::string& name, int line, bool is_static) {
+    if (!name.empty() && name.find("::") == std::string::npos && name.find('.') == std::string::npos)
+      out.declarations.push_back({name, line, is_static || (!local.empty() && local.back())});
+  };
+  const auto declare_decl = [&] {
+    if (!decl.empty() && at_namespace_scope())
+      declare(declared_name(decl), decl.front().line, decl[past_prefix(decl)].text == "static");
+  };
   for (const Token& t : tokens(code_only(source))) {
     if (nested > 0) {  // inside a function or a braced initializer
+      if (enumerators && nested == 1 && is_identifier(t.text) && (previous == "{" || previous == ","))
+        declare(t.text, t.line, false);
+      previous = t.text;
       if (t.text == "{") ++nested;
       if (t.text == "}" && --nested == 0) {
-        if (open.back() == Scope::FUNCTION) {
+        enumerators = false;
+        const Scope s = open.back();
+        open.pop_back();
+        local.pop_back();
+        if (s == Scope::FUNCTION) {
           bodies.back().last = t.line;
-          out.push_back(bodies.back());
+          out.functions.push_back(bodies.back());
           bodies.pop_back();
+          declare_decl();
           decl.clear();
         } else {
           decl.push_back({"}", t.line});  // `T x{...};`, `: a_{1}, b_{2} {`
         }
-        open.pop_back();
       }
       continue;
     }
     if (t.text == "{") {
       const Scope s = classify(decl);
-      open.push_back(s);
+      const bool anonymous = s == Scope::NAMESPACE && !decl.empty() && decl.back().text == "namespace";
       if (s == Scope::FUNCTION) bodies.push_back({function_name(decl), decl.empty() ? t.line : decl.front().line, 0});
+      if (s == Scope::CLASS) declare_decl();
+      if (s == Scope::OTHER && at_namespace_scope() && !decl.empty()) {
+        const std::size_t b = past_prefix(decl);
+        enumerators = decl[b].text == "enum" && (b + 1 >= decl.size() || (decl[b + 1].text != "class" &&
+                                                                           decl[b + 1].text != "struct"));
+        previous = "{";
+      }
+      local.push_back(anonymous || (!local.empty() && local.back()));
+      open.push_back(s);
       if (s == Scope::FUNCTION || s == Scope::OTHER) nested = 1;
       if (s == Scope::NAMESPACE || s == Scope::CLASS) decl.clear();
     } else if (t.text == "}") {
-      if (!open.empty()) open.pop_back();
+      if (!open.empty()) {
+        open.pop_back();
+        local.pop_back();
+      }
       decl.clear();
     } else if (t.text == ";") {
+      declare_decl();
       decl.clear();
     } else if (t.text == ":" && decl.size() == 1 &&
                (decl[0].text == "public" || decl[0].text == "private" || decl[0].text == "protected")) {
@@ -300,6 +376,8 @@ std::vector<FunctionSpan> functions(const std::string& source) {
   }
   return out;
 }
+
+std::vector<FunctionSpan> functions(const std::string& source) { return scan(source).functions; }
 
 std::string read_text(const fs::path& file) {
   std::ifstream in(file);
@@ -413,6 +491,34 @@ TEST_CASE("layering: no function in lib/ runs over MAX_FUNCTION_LINES lines") {
       CHECK(f.lines() <= MAX_FUNCTION_LINES);
     }
   CHECK(seen > 500);  // the scanner does find functions
+}
+
+TEST_CASE("layering: the scanner finds the names a file declares at namespace scope, and which are its own") {
+  const std::string source = R"src(namespace a {
+Real shared(int);
+struct Public { int x; };
+namespace {
+constexpr int N{3};
+const std::vector<int> LIST = {1, 2};
+using Pair = std::pair<int, int>;
+enum Fill : char { EMPTY = 0, FULL };
+enum class Kind { X, Y };
+template <class F>
+void for_rows(const F& f) { f(); }
+struct Workspace {
+  int helper() const { return 1; }
+};
+const auto lambda = [](int x) { return x; };
+}  // namespace
+static Real hidden(Real x) { return x; }
+Real shared(int v) { return v; }
+Real Public::get() const { return x; }
+}  // namespace a
+)src";
+  std::ostringstream seen;
+  for (const Declaration& d : scan(source).declarations) seen << d.name << (d.file_local ? "*" : "") << " ";
+  CHECK(seen.str() ==
+        "shared Public N* LIST* Pair* EMPTY* FULL* Fill* Kind* for_rows* Workspace* lambda* hidden* shared ");
 }
 
 TEST_CASE("test names: none holds a semicolon, where ctest would cut the name and run no test") {
