@@ -594,6 +594,30 @@ TEST_CASE("unity builds: no two files of a lib/ folder hold file-local names ali
   }
 }
 
+TEST_CASE("unity builds: no .cpp file in lib/ leaves a macro or a using-directive to the files after it") {
+  // In a unity batch, what one file defines at the end stays defined for the
+  // next: a macro it does not #undef, a `using namespace` (at any scope, to
+  // keep the rule simple).
+  static const std::regex define(R"re(^\s*#\s*define\s+(\w+))re"), undef(R"re(^\s*#\s*undef\s+(\w+))re"),
+      directive(R"re(\busing\s+namespace\b)re");
+  const fs::path lib = fsicut::test::source_dir() / "lib";
+  for (const fs::path& file : sources(lib)) {
+    if (file.extension() != ".cpp") continue;
+    const std::string name = file.lexically_relative(lib).string();
+    std::istringstream text(read_text(file)), code(code_only(read_text(file)));
+    std::set<std::string> defined;
+    std::smatch m;
+    int number = 0;
+    for (std::string line, code_line; std::getline(text, line) && std::getline(code, code_line);) {
+      ++number;
+      if (std::regex_search(line, m, define)) defined.insert(m[1]);
+      if (std::regex_search(line, m, undef)) defined.erase(m[1]);
+      if (std::regex_search(code_line, directive)) FAIL_CHECK(name << ":" << number << ": " << line);
+    }
+    for (const std::string& macro : defined) FAIL_CHECK(name << " #defines " << macro << " without #undef");
+  }
+}
+
 TEST_CASE("test names: none holds a semicolon, where ctest would cut the name and run no test") {
   // doctest_discover_tests registers each test case under its name; CMake
   // splits lists at ';', so a name with one became a ctest test whose filter
