@@ -69,4 +69,7 @@ FileDigest write_text_atomically(const std::filesystem::path& target, const std:
 // fails before any simulation time is spent.
 void ensure_output_directory(const std::filesystem::path& directory);
 
+// The path in double quotes, as messages name files.
+std::string quote_path(const std::filesystem::path& path);
+
 }  // namespace fsicut::io

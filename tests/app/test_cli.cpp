@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/app/fixtures.hpp"
 #include "tests/support.hpp"
 
 namespace fs = std::filesystem;
@@ -24,13 +25,8 @@ using Result = fsicut::test::RunResult;
 using fsicut::test::quoted;
 using fsicut::test::run_fsicut;
 
-fs::path write_scene(const ScratchDir& dir, const std::string& text) {
-  const fs::path p = dir / "scene.json";
-  std::ofstream(p) << text;
-  return p;
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using fsicut::test::contains;
+using fsicut::test::write_scene;
 
 bool empty_or_absent(const fs::path& p) { return !fs::exists(p) || fs::is_empty(p); }
 

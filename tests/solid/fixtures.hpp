@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the solid tests: bodies on structured box meshes and
+// Fixtures shared by the tests of lib/solid: bodies on structured box meshes and
 // rigid-body measurements.
 #include <Eigen/Geometry>
 
