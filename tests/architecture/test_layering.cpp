@@ -30,13 +30,6 @@ const std::vector<std::string> LAYERS = {"core",     "linsolve", "mesh", "grid",
 // Who may use scene types: the scene folder itself and the driver above it.
 const std::vector<std::string> KNOW_THE_SCENE = {"scene", "sim"};
 
-// File-local names that lib/sim/ repeats today ("folder: name"): the files
-// holding them stay out of the unity batches (FSICUT_UNITY_EXCLUDED in
-// lib/CMakeLists.txt) until the restructure of #54 renames them; then both
-// lists go. Each entry must still be a clash, so that it is not forgotten.
-const std::vector<std::string> KNOWN_UNITY_CLASHES = {"sim: PI", "sim: check_inside_grid", "sim: frame_record",
-                                                      "sim: make_solid", "sim: vec"};
-
 constexpr int MAX_FILE_LINES = 500;
 constexpr int MAX_FUNCTION_LINES = 80;
 
@@ -562,7 +555,6 @@ TEST_CASE("unity builds: no two files of a lib/ folder hold file-local names ali
       CHECK(types.size() == 1);
     }
   const auto stem_of = [](const std::string& f) { return f.substr(0, f.rfind('.')); };
-  std::set<std::string> known;
   for (const auto& [folder, names] : local)
     for (const auto& [name, places] : names) {
       std::string list;
@@ -579,19 +571,9 @@ TEST_CASE("unity builds: no two files of a lib/ folder hold file-local names ali
             list += " " + f + ":" + std::to_string(line);
             ++files;
           }
-      const std::string key = folder + ": " + name;
-      if (std::find(KNOWN_UNITY_CLASHES.begin(), KNOWN_UNITY_CLASHES.end(), key) != KNOWN_UNITY_CLASHES.end()) {
-        known.insert(key);
-        continue;
-      }
       INFO("lib/" << folder << ": file-local `" << name << "` in" << list);
       CHECK(files == 1);
     }
-  for (const std::string& key : KNOWN_UNITY_CLASHES) {
-    INFO("KNOWN_UNITY_CLASHES lists " << key << ", no longer a clash: take it out"
-                                      << " (and its files out of FSICUT_UNITY_EXCLUDED)");
-    CHECK(known.count(key) == 1);
-  }
 }
 
 TEST_CASE("unity builds: no .cpp file in lib/ leaves a macro or a using-directive to the files after it") {
