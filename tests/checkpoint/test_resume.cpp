@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "lib/checkpoint/files.hpp"
+#include "lib/checkpoint/format.hpp"
 #include "lib/checkpoint/resume.hpp"
 #include "tests/support.hpp"
 
@@ -17,10 +18,13 @@ namespace {
 
 checkpoint::Snapshot at_frame(int frame) {
   checkpoint::Snapshot s;
-  s.frame = frame;
-  s.time = 0.5 * frame;
   s.fsicut_version = "test";
   s.scene = "{}";
+  checkpoint::add_section(s, checkpoint::SECTION_CLOCK, [&](checkpoint::ByteWriter& w) {
+    w.f64(0.5 * frame);
+    w.i32(frame);
+    w.u8(0);
+  });
   return s;
 }
 
@@ -28,7 +32,7 @@ checkpoint::Snapshot at_frame(int frame) {
 
 TEST_CASE("newest_intact skips a truncated and a corrupted newer checkpoint and lists them") {
   ScratchDir dir("checkpoint");
-  for (int f = 1; f <= 3; ++f) checkpoint::write(dir.path(), at_frame(f), 3);
+  for (int f = 1; f <= 3; ++f) checkpoint::write(dir.path(), f, at_frame(f), 3);
   const fs::path third = checkpoint::file_name(dir.path(), 3), second = checkpoint::file_name(dir.path(), 2);
   fs::resize_file(third, fs::file_size(third) - 10);
   std::string bytes = checkpoint::read_bytes(second);
