@@ -223,10 +223,12 @@ TEST_CASE("EULR: a count past the data is a CorruptError naming the section, not
 // sizes here. Sizes are those of x86-64 with libstdc++, where CI runs.
 TEST_CASE("the checkpointed Eulerian structs have the members eulerian_world.hpp lists") {
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-  CHECK_MESSAGE(sizeof(eulerian::World) == 0, "eulerian::World changed: update lib/checkpoint/eulerian_world.hpp");
-  CHECK_MESSAGE(sizeof(eulerian::EulerianSolid) == 0,
+  CHECK_MESSAGE(sizeof(eulerian::World) == 224, "eulerian::World changed: update lib/checkpoint/eulerian_world.hpp");
+  CHECK_MESSAGE(sizeof(eulerian::EulerianSolid) == 408,
                 "eulerian::EulerianSolid changed: update lib/checkpoint/eulerian_world.hpp");
-  CHECK_MESSAGE(sizeof(eulerian::Smoke) == 0, "eulerian::Smoke changed: update lib/checkpoint/eulerian_world.hpp");
+  CHECK_MESSAGE(sizeof(eulerian::Smoke) == 104, "eulerian::Smoke changed: update lib/checkpoint/eulerian_world.hpp");
+  CHECK_MESSAGE(sizeof(eulerian::PlasticStrain) == 128,
+                "eulerian::PlasticStrain changed: update lib/checkpoint/eulerian_world.hpp");
 #else
   MESSAGE("struct sizes are only recorded for x86-64 with libstdc++");
 #endif

@@ -155,9 +155,12 @@ TEST_CASE("LIQD: a wrong element type and counts past the data are refused namin
   ByteReader m(many.data(), many.size(), "f (section LIQD)");
   test::require_error<CorruptError>([&] { get(m, into); },
                                     {"f (section LIQD): liquid particles: more columns than the data holds"});
-  // Cut short.
+  // Cut short: the last array holds less than its dimensions say.
   ByteReader c(bytes.data(), bytes.size() - 1, "f (section LIQD)");
-  test::require_error<CorruptError>([&] { get(c, into); }, {"f (section LIQD): unexpected end of data"});
+  test::require_error<CorruptError>([&] { get(c, into); },
+                                    {"f (section LIQD): valid faces: 2 x 3 x 5 is more than the data holds"});
+  ByteReader radius(bytes.data(), 7, "f (section LIQD)");
+  test::require_error<CorruptError>([&] { get(radius, into); }, {"f (section LIQD): unexpected end of data"});
 }
 
 TEST_CASE("PIEC: piece velocities survive the round trip bit for bit onto the same split cells only") {

@@ -6,6 +6,7 @@
 // came back swapped), and the simulation goes on from it.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -83,18 +84,19 @@ void check_physical(const sim::CutCellSimulator& s) {
     CHECK(b.v.cwiseAbs().maxCoeff() < 10);
   }
   for (int a = 0; a < 3; ++a) {
-    CHECK(within<Real>(l.fractions[a], 0, 1));
+    CHECK(within<Real>(l.fractions[a], 0, 1 + 1e-12));  // 1 up to round-off
     CHECK(within<char>(l.valid[a], 0, 1));
     CHECK(within<Real>(l.velocity[a], -10, 10));
   }
+  // Pressures of the order of the hydrostatic one [Pa], distances of the box [m].
   const Real depth = g.max().y() - g.origin.y();
   CHECK(within<Real>(l.pressure, -0.5 * l.density * 9.81 * depth, 2 * l.density * 9.81 * depth));
+  const auto& p = l.pressure.data();
+  CHECK(*std::max_element(p.begin(), p.end()) > 0.1 * l.density * 9.81 * depth);
   int liquid = 0;
-  for (Index n = 0; n < l.pressure.count(); ++n) {
-    if (l.liquid_phi[n] >= 0) CHECK(l.pressure[n] == 0);
-    liquid += l.liquid_phi[n] < 0 ? 1 : 0;
-  }
+  for (Index n = 0; n < l.liquid_phi.count(); ++n) liquid += l.liquid_phi[n] < 0 ? 1 : 0;
   CHECK(liquid > 0);
+  CHECK(liquid < l.liquid_phi.count());
   const Real diagonal = (g.max() - g.origin).norm();
   CHECK(within<Real>(l.liquid_phi, -diagonal, diagonal));
   CHECK(within<Real>(l.solid_phi, -diagonal, diagonal));
@@ -136,7 +138,8 @@ void check_physical(const sim::EulerianSimulator& e) {
 
 TEST_CASE("checkpoints of format 5 written by an earlier fsicut resume - and are written again byte for byte") {
   for (const Written& w : WRITTEN) {
-    CAPTURE(w.name);
+    const std::string name = w.name;
+    CAPTURE(name);
     test::ScratchDir dir("checkpoint-v5");
     const fs::path data = test::source_dir() / "tests/data/checkpoints/v5" / w.name;
     const std::string written = test::read_file(data / w.file);
