@@ -1,7 +1,8 @@
 #pragma once
 // Atomic output files: a reader (a renderer polling the output folder, a script
 // tailing a sweep, a resumed run) sees either the previous complete file or the
-// new complete file, never a half-written one (DESIGN.md section 4, "Outputs").
+// new complete file, never a half-written one (docs/outputs.md "Files appear
+// atomically").
 //
 // How: the content is written to a hidden temporary in the target's own folder
 // (same file system, so the rename is atomic), the temporary is flushed to disk

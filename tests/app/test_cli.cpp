@@ -1,6 +1,6 @@
 // The command line as users and scripts see it: exit codes, messages that
 // point into the scene file, and an output folder that stays empty when a
-// scene is refused (DESIGN.md section 4).
+// scene is refused (README.md "Running", docs/reliability.md "Exit codes").
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 

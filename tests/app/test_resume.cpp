@@ -1,7 +1,8 @@
 // Farm-ready runs through the fsicut executable: bit-identical output for the
 // same scene and thread count, resume after SIGKILL and after a signal (exit
 // 75) ending in the same files as an uninterrupted run, refusal of a changed
-// scene, output errors (DESIGN.md section 4, docs/reliability.md "Checkpoints").
+// scene, output errors (docs/reliability.md "Checkpoints, resume and signals"
+// and "Exit codes").
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <signal.h>

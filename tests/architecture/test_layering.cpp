@@ -1,4 +1,4 @@
-// The architecture as a contract (DESIGN.md section 1): lib/'s folders form
+// The architecture as a contract (docs/architecture.md): lib/'s folders form
 // layers, each including only the layers below it; only the driver (sim/) and
 // the CLI know the scene; a file holds one concept, so none grows past
 // MAX_FILE_LINES; and the tests are named so that ctest runs them. These
@@ -122,4 +122,31 @@ TEST_CASE("test names: none holds a semicolon, where ctest would cut the name an
         CHECK(m[1].str().find(';') == std::string::npos);
       }
   }
+}
+
+TEST_CASE("layering: sim/ is a driver and two simulators, and only sim/build.cpp chooses between them") {
+  // sim/*.{hpp,cpp} is the driver; sim/cutcell and sim/eulerian are the two
+  // Simulator implementations (docs/architecture.md, "sim/").
+  const fs::path sim = fsicut::test::source_dir() / "lib" / "sim";
+  const std::regex include(R"re(^\s*#\s*include\s*"lib/sim/(cutcell|eulerian)/)re");
+  const std::regex chooses(R"re(Scheme::eulerian)re");
+  int choices = 0;
+  for (const fs::path& file : sources(sim)) {
+    const std::string relative = file.lexically_relative(sim).generic_string();
+    const std::string folder = relative.find('/') == std::string::npos ? "" : relative.substr(0, relative.find('/'));
+    std::ifstream in(file);
+    std::string line;
+    std::smatch m;
+    while (std::getline(in, line)) {
+      if (std::regex_search(line, chooses)) ++choices;
+      if (!std::regex_search(line, m, include)) continue;
+      INFO("lib/sim/" << relative << " includes lib/sim/" << m[1] << "/");
+      if (folder.empty()) CHECK(relative == "build.cpp");
+      else CHECK(folder == m[1]);
+    }
+  }
+  // The issue's bound: at most two places in lib/sim ask which simulator runs.
+  INFO("places in lib/sim that name the eulerian scheme: " << choices);
+  CHECK(choices >= 1);
+  CHECK(choices <= 2);
 }
