@@ -53,7 +53,8 @@ void get(ByteReader& r, eulerian::World& world, const std::vector<std::string>& 
   for (std::size_t l = 0; l < world.solids.size(); ++l) get_solid(r, world.solids[l], solid_name(names, l));
   const bool smoke = r.u8() != 0;
   if (smoke != world.smoke.has_value())
-    throw_mismatch(r.where(), smoke ? "the checkpoint has smoke, the scene none" : "the scene has smoke, the checkpoint none");
+    throw_mismatch(r.where(),
+                   smoke ? "the checkpoint has smoke, the scene none" : "the scene has smoke, the checkpoint none");
   if (!smoke) return;
   grid::Array3<Real>& d = world.smoke->density;
   const std::vector<double> density = get_values<double>(r, "smoke density");
@@ -64,8 +65,9 @@ void get(ByteReader& r, eulerian::World& world, const std::vector<std::string>& 
 }
 
 void put_plastic(ByteWriter& w, const eulerian::World& world) {
-  const bool plastic = std::any_of(world.solids.begin(), world.solids.end(),
-                                   [](const eulerian::EulerianSolid& s) { return s.plastic && !s.plastic->samples.empty(); });
+  const bool plastic = std::any_of(world.solids.begin(), world.solids.end(), [](const eulerian::EulerianSolid& s) {
+    return s.plastic && !s.plastic->samples.empty();
+  });
   if (!plastic) return;
   w.u32(static_cast<std::uint32_t>(world.solids.size()));
   for (const eulerian::EulerianSolid& s : world.solids) {

@@ -48,7 +48,8 @@ void put(ByteWriter& w, const std::string& name, const solid::ReducedState& s) {
 void get(ByteReader& in, solid::ReducedBody& body, const std::string& name) {
   const std::string stored = in.str();
   if (stored != name)
-    throw_mismatch(in.where(), "reduced solid \"" + stored + "\" in the checkpoint where the scene has \"" + name + "\"");
+    throw_mismatch(in.where(),
+                   "reduced solid \"" + stored + "\" in the checkpoint where the scene has \"" + name + "\"");
   solid::ReducedState& s = body.state;
   for (int c = 0; c < 3; ++c)
     for (int d = 0; d < 3; ++d) s.R(d, c) = in.f64();

@@ -29,7 +29,9 @@ template <class T>
 void put_values(ByteWriter& w, const std::vector<T>& v) {
   put_values(w, v.data(), v.size());
 }
-inline void put_values(ByteWriter& w, const Eigen::VectorXd& v) { put_values(w, v.data(), static_cast<std::size_t>(v.size())); }
+inline void put_values(ByteWriter& w, const Eigen::VectorXd& v) {
+  put_values(w, v.data(), static_cast<std::size_t>(v.size()));
+}
 
 template <class T>
 std::vector<T> get_values(ByteReader& r, const std::string& name) {

@@ -52,7 +52,7 @@ struct Checkpoint {
 Checkpoint take_checkpoint(const Simulator& sim, RunProgress progress);
 
 // Its content as a file holds it: the state's sections and the driver's.
-checkpoint::Snapshot to_snapshot(const Checkpoint& checkpoint);
+checkpoint::Snapshot to_snapshot(const Checkpoint& taken);
 // take_checkpoint and to_snapshot at once.
 checkpoint::Snapshot to_snapshot(const Simulator& sim, const RunProgress& progress);
 
@@ -65,10 +65,10 @@ checkpoint::Snapshot to_snapshot(const Simulator& sim, const RunProgress& progre
 void restore_snapshot(const checkpoint::Snapshot& snapshot, const std::string& file, Simulator& sim,
                       RunProgress& progress);
 
-// Writes `checkpoint` (or that of `sim` and `progress`) into `folder` as
+// Writes `taken` (or the checkpoint of `sim` and `progress`) into `folder` as
 // checkpoint.NNNN.bin (NNNN = its frame), keeping the `keep` newest
 // (checkpoint/files.hpp). Throws OutputError (73/74) like every output.
-std::filesystem::path write_checkpoint(const std::filesystem::path& folder, const Checkpoint& checkpoint, int keep);
+std::filesystem::path write_checkpoint(const std::filesystem::path& folder, const Checkpoint& taken, int keep);
 std::filesystem::path write_checkpoint(const std::filesystem::path& folder, const Simulator& sim,
                                        const RunProgress& progress, int keep);
 

@@ -210,7 +210,8 @@ TEST_CASE("PIEC: piece velocities survive the round trip bit for bit onto the sa
   put_values(cut, std::vector<double>{});
   put_values(cut, std::vector<double>{});
   ByteReader s(cut.bytes().data(), cut.size(), "f (section PIEC)");
-  test::require_error<Error>([&] { get(s, b, split); }, {"f (section PIEC): does not fit this scene: a face's record is cut short"});
+  test::require_error<Error>([&] { get(s, b, split); },
+                             {"f (section PIEC): does not fit this scene: a face's record is cut short"});
 }
 
 // Members are listed in lib/checkpoint/liquid.hpp as stored or derived. A new

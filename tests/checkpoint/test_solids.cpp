@@ -85,7 +85,8 @@ TEST_CASE("SOLD: another count, name or node count does not fit - a corrupt coun
   const std::string count = test::require_error<Error>([&] { restore({block("left"), block("right")}); }, {});
   CHECK(count == "f (section SOLD): does not fit this scene: 1 solids in the checkpoint, 2 in the scene");
   const std::string name = test::require_error<Error>([&] { restore({block("right")}); }, {});
-  CHECK(name == "f (section SOLD): does not fit this scene: solid \"left\" in the checkpoint where the scene has \"right\"");
+  CHECK(name ==
+        "f (section SOLD): does not fit this scene: solid \"left\" in the checkpoint where the scene has \"right\"");
   const solid::Body finer = block("left", Vec3i(3, 1, 1));
   const std::string nodes = test::require_error<Error>([&] { restore({finer}); }, {});
   CHECK(nodes == "f (section SOLD): does not fit this scene: solid \"left\" positions has " +

@@ -409,7 +409,8 @@ TEST_CASE("a missing or malformed section is refused naming the file and the sec
   test::require_error<checkpoint::CorruptError>([&] { restore(renamed, b, p); }, {"mem: section STAT is missing"});
   // The first face-velocity array says u8 instead of f64.
   std::string retyped = bytes;
-  const std::size_t kind_at = retyped.find("LIQD") + 16 + 1 + 8 + 8 + 8 + 3 * sizeof(Real) * liquid.liquid->particles.cols();
+  const std::size_t kind_at =
+      retyped.find("LIQD") + 16 + 1 + 8 + 8 + 8 + 3 * sizeof(Real) * liquid.liquid->particles.cols();
   REQUIRE(retyped[kind_at] == 1);
   retyped[kind_at] = 2;
   rehash(retyped);
@@ -426,7 +427,8 @@ TEST_CASE("a missing or malformed section is refused naming the file and the sec
   const std::uint64_t payload = cut.size() - 32;
   std::memcpy(&cut[16], &payload, 8);
   rehash(cut);
-  test::require_error<checkpoint::CorruptError>([&] { restore(cut, b, p); }, {"mem (section MEAS): obstacle loads: more values than the data holds"});
+  test::require_error<checkpoint::CorruptError>(
+      [&] { restore(cut, b, p); }, {"mem (section MEAS): obstacle loads: more values than the data holds"});
   // A byte more in CLCK than its codec reads.
   std::string padded = bytes;
   const std::size_t clock = padded.find("CLCK");
