@@ -58,8 +58,8 @@ std::string read_bytes(const fs::path& file) {
   return s.str();
 }
 
-fs::path write(const fs::path& folder, const Snapshot& snapshot, int keep) {
-  const fs::path target = file_name(folder, snapshot.frame);
+fs::path write(const fs::path& folder, int frame, const Snapshot& snapshot, int keep) {
+  const fs::path target = file_name(folder, frame);
   io::write_text_atomically(target, encode(snapshot));
   const std::vector<fs::path> all = list(folder);
   std::vector<fs::path> old;

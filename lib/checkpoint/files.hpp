@@ -13,11 +13,11 @@ namespace fsicut::checkpoint {
 // `folder`/checkpoint.NNNN.bin.
 std::filesystem::path file_name(const std::filesystem::path& folder, int frame);
 
-// Writes `snapshot` (format.hpp) as file_name(folder, snapshot.frame),
-// atomically, then deletes all but the `keep` (at least 1) newest checkpoints;
-// the one just written is always kept. Returns its path.
-// Throws OutputError (73/74) like every output.
-std::filesystem::path write(const std::filesystem::path& folder, const Snapshot& snapshot, int keep);
+// Writes `snapshot` (format.hpp), whose last completed frame is `frame`, as
+// file_name(folder, frame), atomically, then deletes all but the `keep` (at
+// least 1) newest checkpoints; the one just written is always kept. Returns
+// its path. Throws OutputError (73/74) like every output.
+std::filesystem::path write(const std::filesystem::path& folder, int frame, const Snapshot& snapshot, int keep);
 
 // Checkpoint files in `folder`, newest (highest frame number) first.
 std::vector<std::filesystem::path> list(const std::filesystem::path& folder);

@@ -17,7 +17,7 @@
 // Lifetime: written by every projection (for that substep's split cells), read
 // by the particles' advection at the start of the next substep (the split
 // cells and the surfaces are still those of the projection then), so a
-// checkpoint stores them (sim/snapshot.cpp). The next projection's u*_f is the
+// checkpoint stores them (checkpoint/liquid.hpp). The next projection's u*_f is the
 // face's advected mean for every piece: the difference between the two sides'
 // tangential flow lasts one substep on the grid (the particles carry it).
 #include <array>

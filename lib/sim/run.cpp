@@ -131,7 +131,7 @@ class FrameLoop {
       FrameStats partial = tally;
       for (const auto& [stage, seconds] : times.seconds()) partial.seconds[stage] = seconds;
       const bool inside = tally.substeps > 0;
-      rollback_ = to_snapshot(state_, RunProgress{{}, {}, inside, inside ? partial : FrameStats{}});
+      rollback_ = take_checkpoint(state_, RunProgress{{}, {}, inside, inside ? partial : FrameStats{}});
       cancel_.emplace(control_.stop);
     };
     hooks.after_substep = [&](const Simulator&, const StepReport&) {
@@ -178,9 +178,9 @@ class FrameLoop {
     const int every = scene.output.checkpoint_every;
     // A checkpoint never refers to a frame that is not on disk: the job writes
     // it after the frame. The last frame gets one too, so a run can be extended.
-    std::optional<checkpoint::Snapshot> snapshot;
+    std::optional<Checkpoint> snapshot;
     if (every > 0 && state_.frame > 0 && (state_.frame % every == 0 || state_.frame == scene.time.frames))
-      snapshot = to_snapshot(state_, RunProgress{});
+      snapshot = take_checkpoint(state_, RunProgress{});
     const FrameReport report{state_.frame, scene.time.frames, state_.time, st.substeps, 0};
 
     const Real waited = writer_.wait();
@@ -203,7 +203,7 @@ class FrameLoop {
   // On writer_: the frame's files and manifest (a resumed run keeps the
   // frames already on disk as written), its stats line, its probe rows, its checkpoint.
   void write_job(const FrameOutput& out, nlohmann::json record, std::map<std::string, double> seconds,
-                 const std::string& probe_rows, std::optional<checkpoint::Snapshot> snapshot) {
+                 const std::string& probe_rows, std::optional<Checkpoint> snapshot) {
     const auto start = Clock::now();
     if (!resumed_ || control_.rewrite_existing || !frame_verified(out, dir_, manifest_)) {
       for (const auto& [name, digest] : write_frame(out, dir_)) manifest_[name] = digest;
@@ -218,9 +218,9 @@ class FrameLoop {
       io::write_text_atomically(dir_ / PROBES_FILE, progress_.probes);
     }
     if (snapshot) {
-      snapshot->stats = progress_.stats;
-      snapshot->probes = progress_.probes;
-      checkpoint::write(dir_, *snapshot, state_.scene.output.checkpoint_keep);
+      snapshot->progress.stats = progress_.stats;
+      snapshot->progress.probes = progress_.probes;
+      write_checkpoint(dir_, *snapshot, state_.scene.output.checkpoint_keep);
     }
   }
 
@@ -248,9 +248,9 @@ class FrameLoop {
   fs::path save_rollback() {
     writer_.wait();
     report_written();
-    rollback_->stats = progress_.stats;
-    rollback_->probes = progress_.probes;
-    return checkpoint::write(dir_, *rollback_, state_.scene.output.checkpoint_keep);
+    rollback_->progress.stats = progress_.stats;
+    rollback_->progress.probes = progress_.probes;
+    return write_checkpoint(dir_, *rollback_, state_.scene.output.checkpoint_keep);
   }
 
   bool stopped() const { return control_.stop && *control_.stop != 0; }
@@ -281,7 +281,7 @@ class FrameLoop {
   const double estimated_substep_seconds_ = state_.estimate_substep().seconds;
   double last_substep_seconds_ = 0;
   Clock::time_point substep_started_;
-  std::optional<checkpoint::Snapshot> rollback_;
+  std::optional<Checkpoint> rollback_;
   std::optional<CancelScope> cancel_;
   // Last: destroyed (finishing its job, which uses the members above) first.
   BackgroundTask writer_;

@@ -118,10 +118,13 @@ class Simulator {
 
   // ---- checkpoints (sim/snapshot.hpp: the clock and the run's progress are
   // the driver's; this is the state's part)
+  // Adds the state's sections to `snapshot`, written with the codecs of
+  // lib/checkpoint (checkpoint/format.hpp lists the sections).
   virtual void save(checkpoint::Snapshot& snapshot) const = 0;
   // Restores what save wrote into a simulator built from the same scene.
   // Throws Error(data = 65) "<file> (section ...): does not fit this scene:
-  // ..." when the checkpoint does not fit it.
+  // ..." when the checkpoint does not fit it, CorruptError naming the section
+  // on malformed content.
   virtual void restore(const checkpoint::Snapshot& snapshot, const std::string& file) = 0;
 };
 

@@ -3,26 +3,49 @@
 #include "fsicut/core/version.hpp"
 #include "lib/checkpoint/files.hpp"
 #include "lib/checkpoint/format.hpp"
+#include "lib/checkpoint/reports.hpp"
+#include "lib/checkpoint/values.hpp"
 #include "lib/core/hash.hpp"
 #include "lib/core/log.hpp"
 #include "lib/scene/fingerprint.hpp"
 #include "lib/sim/simulator.hpp"
+
+// The driver's part of a checkpoint: sections CLCK, STAT and MEAS
+// (checkpoint/format.hpp has their layouts; the simulators' parts are in
+// sim/cutcell/snapshot.cpp and sim/eulerian/snapshot.cpp). What is stored,
+// member by member; a member added here is written by a put_ function below
+// and read by its get_ function (tests/sim/cutcell/test_snapshot.cpp checks
+// the struct sizes so the question cannot be missed):
+//   Simulator      time, frame: stored (CLCK). scene: not stored (the caller
+//                  builds the simulator from the scene; its fingerprint is
+//                  stored in META and compared).
+//   RunProgress    mid_frame: stored (CLCK). stats: stored (STAT). probes:
+//                  stored (MEAS). partial: below.
+//   FrameStats     frame, time, substeps, cfl_exceeded, solves, solver (every
+//                  member of linsolve::Report: checkpoint/reports.hpp),
+//                  seconds, partitioned (every member of
+//                  coupling::PartitionedReport, when present): stored (CLCK;
+//                  mid-frame checkpoints). probe_rows, loads (the load sums
+//                  and their seconds): stored in the optional section MEAS,
+//                  with RunProgress::probes, only when there is something to
+//                  store, so other scenes' checkpoints are unchanged and older
+//                  ones still read (no FORMAT_VERSION bump: a reader skips
+//                  sections it does not know).
 
 namespace fsicut::sim {
 namespace fs = std::filesystem;
 
 namespace {
 
-// ---------------------------------------------------------------- to the snapshot
-
-std::vector<double> load_values(const std::vector<Load>& loads) {
+void put_loads(checkpoint::ByteWriter& w, const std::vector<Load>& loads) {
   std::vector<double> v;
   for (const Load& l : loads)
     for (const Vec3& x : {l.force, l.torque}) v.insert(v.end(), x.data(), x.data() + 3);
-  return v;
+  checkpoint::put_values(w, v);
 }
 
-std::vector<Load> loads_of(const std::vector<double>& v) {
+std::vector<Load> get_loads(checkpoint::ByteReader& r, const std::string& name) {
+  const std::vector<double> v = checkpoint::get_values<double>(r, name);
   std::vector<Load> loads(v.size() / 6);
   for (std::size_t i = 0; i < loads.size(); ++i) {
     loads[i].force = Vec3(v[6 * i], v[6 * i + 1], v[6 * i + 2]);
@@ -31,86 +54,126 @@ std::vector<Load> loads_of(const std::vector<double>& v) {
   return loads;
 }
 
-checkpoint::FrameRecord frame_record(const FrameStats& s) {
-  checkpoint::FrameRecord r;
-  r.frame = s.frame;
-  r.time = s.time;
-  r.substeps = s.substeps;
-  r.cfl_exceeded = s.cfl_exceeded;
-  r.solves = s.solves;
-  r.solver = {s.solver.converged, s.solver.met_tolerance, s.solver.iterations, s.solver.relative_residual,
-              s.solver.round_off_floor, s.solver.unknowns, s.solver.failure};
-  r.seconds = s.seconds;
-  if (s.partitioned) {
-    const coupling::PartitionedReport& p = *s.partitioned;
-    r.partitioned = checkpoint::PartitionedRecord{p.converged,     p.iterations,    p.interface_residual,
-                                                  p.fluid_seconds, p.solid_seconds, p.interface_seconds};
+// CLCK: the clock first (checkpoint::inspect reads it), then the frame's
+// statistics so far.
+void put_clock(checkpoint::ByteWriter& w, const Checkpoint& c) {
+  const FrameStats& s = c.progress.partial;
+  w.f64(c.time);
+  w.i32(c.frame);
+  w.u8(c.progress.mid_frame ? 1 : 0);
+  w.i32(s.frame);
+  w.f64(s.time);
+  w.i32(s.substeps);
+  w.i32(s.cfl_exceeded);
+  w.i32(s.solves);
+  checkpoint::put(w, s.solver);
+  w.u32(static_cast<std::uint32_t>(s.seconds.size()));
+  for (const auto& [stage, seconds] : s.seconds) {
+    w.str(stage);
+    w.f64(seconds);
   }
-  r.probe_rows = s.probe_rows;
-  r.load_seconds = s.loads.seconds;
-  r.solid_loads = load_values(s.loads.solids);
-  r.obstacle_loads = load_values(s.loads.obstacles);
-  return r;
+  w.u8(s.partitioned ? 1 : 0);
+  if (s.partitioned) checkpoint::put(w, *s.partitioned);
 }
 
-// ---------------------------------------------------------------- from the snapshot
-
-FrameStats frame_stats(const checkpoint::FrameRecord& r) {
-  FrameStats s;
-  s.frame = r.frame;
-  s.time = r.time;
-  s.substeps = r.substeps;
-  s.cfl_exceeded = r.cfl_exceeded;
-  s.solves = r.solves;
-  s.solver.converged = r.solver.converged;
-  s.solver.met_tolerance = r.solver.met_tolerance;
-  s.solver.iterations = r.solver.iterations;
-  s.solver.relative_residual = r.solver.relative_residual;
-  s.solver.round_off_floor = r.solver.round_off_floor;
-  s.solver.unknowns = r.solver.unknowns;
-  s.solver.failure = r.solver.failure;
-  s.seconds = r.seconds;
-  if (r.partitioned) {
-    const checkpoint::PartitionedRecord& p = *r.partitioned;
-    s.partitioned = coupling::PartitionedReport{p.converged,     p.iterations,    p.interface_residual,
-                                                p.fluid_seconds, p.solid_seconds, p.interface_seconds};
+void get_clock(checkpoint::ByteReader& r, Real& time, int& frame, RunProgress& progress) {
+  FrameStats& s = progress.partial;
+  time = r.f64();
+  frame = r.i32();
+  progress.mid_frame = r.u8() != 0;
+  s.frame = r.i32();
+  s.time = r.f64();
+  s.substeps = r.i32();
+  s.cfl_exceeded = r.i32();
+  s.solves = r.i32();
+  checkpoint::get(r, s.solver);
+  const std::uint32_t n = r.u32();
+  s.seconds.clear();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    std::string stage = r.str();
+    s.seconds[stage] = r.f64();
   }
-  s.probe_rows = r.probe_rows;
-  s.loads.seconds = r.load_seconds;
-  s.loads.solids = loads_of(r.solid_loads);
-  s.loads.obstacles = loads_of(r.obstacle_loads);
-  return s;
+  s.partitioned.reset();
+  if (r.u8() != 0) checkpoint::get(r, s.partitioned.emplace());
+}
+
+// MEAS, only when there is something to store.
+bool has_measures(const RunProgress& p) {
+  return !p.probes.empty() || !p.partial.probe_rows.empty() || p.partial.loads.seconds != 0;
+}
+
+void put_measures(checkpoint::ByteWriter& w, const RunProgress& p) {
+  w.str(p.probes);
+  w.str(p.partial.probe_rows);
+  w.f64(p.partial.loads.seconds);
+  put_loads(w, p.partial.loads.solids);
+  put_loads(w, p.partial.loads.obstacles);
+}
+
+void get_measures(checkpoint::ByteReader& r, RunProgress& p) {
+  p.probes = r.str();
+  p.partial.probe_rows = r.str();
+  p.partial.loads.seconds = r.f64();
+  p.partial.loads.solids = get_loads(r, "solid loads");
+  p.partial.loads.obstacles = get_loads(r, "obstacle loads");
 }
 
 }  // namespace
 
-checkpoint::Snapshot to_snapshot(const Simulator& sim, const RunProgress& progress) {
-  checkpoint::Snapshot s;
-  s.fsicut_version = VERSION;
-  s.scene = scene::fingerprint(sim.scene);
-  s.time = sim.time;
-  s.frame = sim.frame;
-  s.mid_frame = progress.mid_frame;
-  s.partial = frame_record(progress.partial);
-  s.stats = progress.stats;
-  s.probes = progress.probes;
-  sim.save(s);
+Checkpoint take_checkpoint(const Simulator& sim, RunProgress progress) {
+  Checkpoint c;
+  c.state.fsicut_version = VERSION;
+  c.state.scene = scene::fingerprint(sim.scene);
+  sim.save(c.state);
+  c.time = sim.time;
+  c.frame = sim.frame;
+  c.progress = std::move(progress);
+  return c;
+}
+
+checkpoint::Snapshot to_snapshot(const Checkpoint& c) {
+  checkpoint::Snapshot s = c.state;
+  checkpoint::add_section(s, checkpoint::SECTION_CLOCK, [&](checkpoint::ByteWriter& w) { put_clock(w, c); });
+  checkpoint::add_section(s, checkpoint::SECTION_STATS,
+                          [&](checkpoint::ByteWriter& w) { w.str(c.progress.stats); });
+  if (has_measures(c.progress))
+    checkpoint::add_section(s, checkpoint::SECTION_MEASURES,
+                            [&](checkpoint::ByteWriter& w) { put_measures(w, c.progress); });
   return s;
+}
+
+checkpoint::Snapshot to_snapshot(const Simulator& sim, const RunProgress& progress) {
+  return to_snapshot(take_checkpoint(sim, progress));
 }
 
 void restore_snapshot(const checkpoint::Snapshot& snapshot, const std::string& file, Simulator& sim,
                       RunProgress& progress) {
-  progress.mid_frame = snapshot.mid_frame;
-  progress.partial = frame_stats(snapshot.partial);
-  progress.stats = snapshot.stats;
-  progress.probes = snapshot.probes;
+  RunProgress p;
+  Real time = 0;
+  int frame = 0;
+  checkpoint::ByteReader clock = snapshot.read(checkpoint::SECTION_CLOCK, file);
+  get_clock(clock, time, frame, p);
+  checkpoint::expect_end(clock);
+  checkpoint::ByteReader stats = snapshot.read(checkpoint::SECTION_STATS, file);
+  p.stats = stats.str();
+  checkpoint::expect_end(stats);
+  if (snapshot.has(checkpoint::SECTION_MEASURES)) {
+    checkpoint::ByteReader measures = snapshot.read(checkpoint::SECTION_MEASURES, file);
+    get_measures(measures, p);
+    checkpoint::expect_end(measures);
+  }
   sim.restore(snapshot, file);
-  sim.time = snapshot.time;
-  sim.frame = snapshot.frame;
+  sim.time = time;
+  sim.frame = frame;
+  progress = std::move(p);
+}
+
+fs::path write_checkpoint(const fs::path& folder, const Checkpoint& c, int keep) {
+  return checkpoint::write(folder, c.frame, to_snapshot(c), keep);
 }
 
 fs::path write_checkpoint(const fs::path& folder, const Simulator& sim, const RunProgress& progress, int keep) {
-  return checkpoint::write(folder, to_snapshot(sim, progress), keep);
+  return write_checkpoint(folder, take_checkpoint(sim, progress), keep);
 }
 
 std::optional<checkpoint::Resumed> resume_checkpoint(const fs::path& folder, Simulator& sim, RunProgress& progress,

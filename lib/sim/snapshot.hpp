@@ -1,7 +1,9 @@
 #pragma once
 // Checkpoints of a simulation: a Simulator and the frame loop's progress as
-// a plain checkpoint::Snapshot and back, and writing and resuming them in an
-// output folder.
+// a checkpoint::Snapshot (sections of bytes) and back, and writing and
+// resuming them in an output folder. This file writes and reads the driver's
+// sections (CLCK, STAT, MEAS: checkpoint/format.hpp); each simulator's
+// save/restore its own, through the codecs of lib/checkpoint.
 //
 // What a checkpoint holds: the clock (simulated time, the last completed
 // frame, and, when written inside a frame on a signal, that frame's
@@ -33,20 +35,40 @@ struct RunProgress {
   FrameStats partial;       // mid_frame: that frame's statistics so far
 };
 
-// The checkpoint content of `sim` and `progress`.
+// A checkpoint taken but not yet written: the simulator's sections
+// (Simulator::save, as bytes) with the fsicut version and the scene
+// fingerprint, the clock, and the run's progress then. The frame loop keeps
+// one of the state at a substep's start (to roll back to) and one per frame
+// it hands to its writer; their progress's stats and probes texts are those
+// of the frames on disk by the time they are written, so they are set then.
+struct Checkpoint {
+  checkpoint::Snapshot state;
+  Real time = 0;  // [s]
+  int frame = 0;  // last completed frame
+  RunProgress progress;
+};
+
+// The checkpoint of `sim` and `progress` now.
+Checkpoint take_checkpoint(const Simulator& sim, RunProgress progress);
+
+// Its content as a file holds it: the state's sections and the driver's.
+checkpoint::Snapshot to_snapshot(const Checkpoint& taken);
+// take_checkpoint and to_snapshot at once.
 checkpoint::Snapshot to_snapshot(const Simulator& sim, const RunProgress& progress);
 
 // Restores `snapshot` (read from `file`, which messages name) into a
 // simulator built from the same scene (Simulator::restore), and the clock and
-// `progress`. Throws Error(data = 65) "... does not fit this scene: ..." when
-// the snapshot does not fit it (another grid, other solids, another node or
-// mode count: the scene changed too much for --force).
+// `progress`. Throws Error(data = 65) "<file> (section ...): does not fit this
+// scene: ..." when the snapshot does not fit it (another grid, other solids,
+// another node or mode count: the scene changed too much for --force), and
+// CorruptError naming the section on malformed content.
 void restore_snapshot(const checkpoint::Snapshot& snapshot, const std::string& file, Simulator& sim,
                       RunProgress& progress);
 
-// Writes the checkpoint of `sim` and `progress` into `folder` as
-// checkpoint.NNNN.bin (NNNN = sim.frame), keeping the `keep` newest
+// Writes `taken` (or the checkpoint of `sim` and `progress`) into `folder` as
+// checkpoint.NNNN.bin (NNNN = its frame), keeping the `keep` newest
 // (checkpoint/files.hpp). Throws OutputError (73/74) like every output.
+std::filesystem::path write_checkpoint(const std::filesystem::path& folder, const Checkpoint& taken, int keep);
 std::filesystem::path write_checkpoint(const std::filesystem::path& folder, const Simulator& sim,
                                        const RunProgress& progress, int keep);
 

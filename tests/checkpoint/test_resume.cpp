@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "lib/checkpoint/files.hpp"
+#include "lib/checkpoint/format.hpp"
 #include "lib/checkpoint/resume.hpp"
 #include "tests/checkpoint/fixtures.hpp"
 #include "tests/support.hpp"
@@ -16,7 +17,7 @@ using test::ScratchDir;
 
 TEST_CASE("newest_intact skips a truncated and a corrupted newer checkpoint and lists them") {
   ScratchDir dir("checkpoint");
-  for (int f = 1; f <= 3; ++f) checkpoint::write(dir.path(), test::snapshot_at(f), 3);
+  for (int f = 1; f <= 3; ++f) checkpoint::write(dir.path(), f, test::snapshot_at(f), 3);
   const fs::path third = checkpoint::file_name(dir.path(), 3), second = checkpoint::file_name(dir.path(), 2);
   fs::resize_file(third, fs::file_size(third) - 10);
   std::string bytes = checkpoint::read_bytes(second);

@@ -1,7 +1,9 @@
-// Checkpoints of a simulation (lib/sim/snapshot.hpp): a round trip through a
-// snapshot and its bytes restores every stored member bit for bit and the next
-// steps are identical, damaged files are skipped and deleted, scene changes are
-// named, a checkpoint of another scene does not fit, a stopped run resumes.
+// Checkpoints of a simulation (lib/sim/snapshot.hpp, the cut-cell simulator's
+// save/restore): a round trip through a snapshot and its bytes restores every
+// stored member bit for bit and the next steps are identical, sections are
+// written only when used, damaged files are skipped and deleted, malformed
+// sections are refused naming them, scene changes are named, a checkpoint of
+// another scene does not fit, a stopped run resumes.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 
 #include "lib/checkpoint/files.hpp"
 #include "lib/checkpoint/format.hpp"
+#include "lib/core/hash.hpp"
 #include "lib/core/timer.hpp"
 #include "lib/scene/load.hpp"
 #include "lib/sim/advance.hpp"
@@ -64,17 +67,38 @@ sim::RunProgress some_progress() {
   p.stats = "{\"frame\":0}\n{\"frame\":1}\n";
   p.mid_frame = true;
   p.partial.frame = 1;
+  p.partial.time = 0.1;
   p.partial.substeps = 3;
   p.partial.cfl_exceeded = 1;
   p.partial.solves = 3;
-  p.partial.solver = {true, false, 17, 3.5e-11, 1e-13, 1234};
+  p.partial.solver = {true, false, 17, 3.5e-11, 1e-13, 1234, "no failure"};
   p.partial.seconds = {{"advection", 0.25}, {"projection", 1.5}};
   p.partial.partitioned = coupling::PartitionedReport{true, 7, 2.5e-4, 0.5, 0.125, 0.0625};
   p.probes = "time,wall\n0.01,12.5\n";
   p.partial.probe_rows = "0.04,980.25\n0.045,990.5\n";
   p.partial.loads.seconds = 0.015;
   p.partial.loads.obstacles = {{Vec3(1, 2, 3), Vec3(-4, 5, 0.25)}};
+  p.partial.loads.solids = {{Vec3(0.5, 0, 1e-300), Vec3(0, -0.125, 8)}, {Vec3(7, 7, 7), Vec3(-1, -2, -3)}};
   return p;
+}
+
+// The 4-byte tags of a checkpoint's sections in order.
+std::string tags(const std::string& bytes) {
+  std::string result;
+  std::size_t at = 32;
+  while (at < bytes.size()) {
+    result += bytes.substr(at, 4) + " ";
+    std::uint64_t size;
+    std::memcpy(&size, bytes.data() + at + 8, 8);
+    at += 16 + size;
+  }
+  return result;
+}
+
+// Rewrites the header's hash after `bytes` were changed on purpose.
+void rehash(std::string& bytes) {
+  const std::uint64_t hash = fnv1a(bytes.data() + 32, bytes.size() - 32);
+  std::memcpy(&bytes[24], &hash, 8);
 }
 
 }  // namespace
@@ -111,17 +135,32 @@ TEST_CASE("a liquid state survives the round trip bit for bit and the next step 
   CHECK(same_bits(la.liquid_phi, lb.liquid_phi));
   CHECK(same_bits(la.static_phi, lb.static_phi));
   CHECK(same_bits(la.solid_phi, lb.solid_phi));
+  // The clock and the frame's statistics so far, member for member (CLCK, MEAS).
+  const checkpoint::Info info = checkpoint::inspect(bytes, "mem");
+  CHECK(info.time == a.time);
+  CHECK(info.frame == a.frame);
+  CHECK(info.mid_frame);
   CHECK(p.stats == some_progress().stats);
   CHECK(p.mid_frame);
+  CHECK(p.partial.frame == 1);
+  CHECK(p.partial.time == 0.1);
   CHECK(p.partial.substeps == 3);
+  CHECK(p.partial.cfl_exceeded == 1);
+  CHECK(p.partial.solves == 3);
   CHECK(p.partial.solver.iterations == 17);
   CHECK(p.partial.solver.converged);
   CHECK_FALSE(p.partial.solver.met_tolerance);
+  CHECK(p.partial.solver.relative_residual == 3.5e-11);
   CHECK(p.partial.solver.round_off_floor == 1e-13);
-  CHECK(p.partial.seconds.at("projection") == 1.5);
+  CHECK(p.partial.solver.unknowns == 1234);
+  CHECK(p.partial.solver.failure == "no failure");
+  CHECK(p.partial.seconds == some_progress().partial.seconds);
   REQUIRE(p.partial.partitioned);
+  CHECK(p.partial.partitioned->converged);
   CHECK(p.partial.partitioned->iterations == 7);
   CHECK(p.partial.partitioned->interface_residual == 2.5e-4);
+  CHECK(p.partial.partitioned->fluid_seconds == 0.5);
+  CHECK(p.partial.partitioned->solid_seconds == 0.125);
   CHECK(p.partial.partitioned->interface_seconds == 0.0625);
   CHECK(p.probes == some_progress().probes);
   CHECK(p.partial.probe_rows == some_progress().partial.probe_rows);
@@ -129,7 +168,13 @@ TEST_CASE("a liquid state survives the round trip bit for bit and the next step 
   REQUIRE(p.partial.loads.obstacles.size() == 1);
   CHECK(p.partial.loads.obstacles[0].force == Vec3(1, 2, 3));
   CHECK(p.partial.loads.obstacles[0].torque == Vec3(-4, 5, 0.25));
-  CHECK(p.partial.loads.solids.empty());
+  REQUIRE(p.partial.loads.solids.size() == 2);
+  CHECK(p.partial.loads.solids[0].force == Vec3(0.5, 0, 1e-300));
+  CHECK(p.partial.loads.solids[0].torque == Vec3(0, -0.125, 8));
+  CHECK(p.partial.loads.solids[1].force == Vec3(7, 7, 7));
+  CHECK(p.partial.loads.solids[1].torque == Vec3(-1, -2, -3));
+  // Liquid alone: no REDU, SURF or PIEC; MEAS for the probes and loads.
+  CHECK(tags(bytes) == "META CLCK STAT SOLD LIQD MEAS ");
   // Encoding the restored state gives the same bytes.
   CHECK(encode(b, p) == bytes);
 
@@ -154,6 +199,12 @@ TEST_CASE("a solid state survives the round trip - rotations are recomputed and 
     CHECK(b.solids[0].quadratic() == (element == "quadratic"));
     sim::RunProgress p;
     restore(bytes, b, p);
+    // Solids alone, at a frame's end: no REDU, SURF, MEAS or PIEC, no partial frame.
+    CHECK(tags(bytes) == "META CLCK STAT SOLD LIQD ");
+    CHECK_FALSE(p.mid_frame);
+    CHECK_FALSE(p.partial.partitioned);
+    CHECK(p.partial.seconds.empty());
+    CHECK(encode(b, p) == bytes);
     REQUIRE(b.solids.size() == 1);
     CHECK(same_bits(a.solids[0].x, b.solids[0].x));
     CHECK(same_bits(a.solids[0].v, b.solids[0].v));
@@ -199,6 +250,7 @@ TEST_CASE("a body in water survives the round trip bit for bit - full or reduced
     }
     CHECK(same_bits(a.solids[0].x, b.solids[0].x));
     CHECK(encode(b, p) == bytes);
+    CHECK(tags(bytes) == (a.reduced[0] ? "META CLCK STAT SOLD LIQD REDU SURF " : "META CLCK STAT SOLD LIQD SURF "));
     advance(a, 0.05);
     advance(b, 0.05);
     CHECK(same_bits(a.solids[0].x, b.solids[0].x));
@@ -230,22 +282,25 @@ TEST_CASE("water beside a moving thin wall survives the round trip bit for bit -
   restore(bytes, b, p);
   for (int axis = 0; axis < 3; ++axis) CHECK(b.liquid->pieces.faces[axis] == a.liquid->pieces.faces[axis]);
   CHECK(encode(b, p) == bytes);
+  CHECK(tags(bytes) == "META CLCK STAT SOLD LIQD SURF PIEC ");
   advance(a, 0.05);
   advance(b, 0.05);
   CHECK(same_bits(a.solids[0].x, b.solids[0].x));
   CHECK(same_bits(a.liquid->particles, b.liquid->particles));
 }
 
-// Members are listed in lib/sim/cutcell/snapshot.cpp as stored or derived. A new member
-// changes the struct's size: decide whether it is state, update snapshot.cpp
-// (and the checkpoint format), then the sizes here. Sizes are those of x86-64 with
-// libstdc++, where CI runs.
+// Members are listed in lib/sim/cutcell/snapshot.cpp and lib/sim/snapshot.cpp
+// as stored or derived (the runtime types' members in lib/checkpoint's
+// codecs, whose tests check those sizes). A new member changes the struct's
+// size: decide whether it is state, write it in save and read it in restore
+// (and the checkpoint format), then the sizes here. Sizes are those of x86-64
+// with libstdc++, where CI runs.
 TEST_CASE("the checkpointed structs have the members snapshot.cpp lists") {
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-  CHECK_MESSAGE(sizeof(fluid::Liquid) == 1560, "fluid::Liquid changed: update lib/sim/cutcell/snapshot.cpp");
-  CHECK_MESSAGE(sizeof(solid::Body) == 472, "solid::Body changed: update lib/sim/cutcell/snapshot.cpp");
   CHECK_MESSAGE(sizeof(sim::CutCellSimulator) == 2440, "sim::CutCellSimulator changed: update lib/sim/cutcell/snapshot.cpp");
-  CHECK_MESSAGE(sizeof(sim::FrameStats) == 280, "sim::FrameStats changed: update lib/sim/cutcell/snapshot.cpp");
+  CHECK_MESSAGE(sizeof(sim::FrameStats) == 280, "sim::FrameStats changed: update lib/sim/snapshot.cpp");
+  CHECK_MESSAGE(sizeof(sim::RunProgress) == 352, "sim::RunProgress changed: update lib/sim/snapshot.cpp");
+  CHECK_MESSAGE(sizeof(sim::LoadTally) == 56, "sim::LoadTally changed: update lib/sim/snapshot.cpp");
 #else
   MESSAGE("struct sizes are only recorded for x86-64 with libstdc++");
 #endif
@@ -332,12 +387,64 @@ TEST_CASE("a snapshot that does not fit the scene's grid or solids is refused na
                 "needs 13 x 12 x 12");
   sim::CutCellSimulator solid = build(SOLID_SCENE, dir.path());
   const std::string solids = test::require_error<Error>([&] { sim::restore_snapshot(s, "f", solid, p); }, {});
-  CHECK(solids == "f: does not fit this scene: 0 solids in the checkpoint, 1 in the scene");
-  checkpoint::Snapshot block = sim::to_snapshot(solid, {});
-  block.solids[0].v.conservativeResize(3, 2);
+  CHECK(solids == "f (section SOLD): does not fit this scene: 0 solids in the checkpoint, 1 in the scene");
+  sim::CutCellSimulator odd = build(SOLID_SCENE, dir.path());
+  odd.solids[0].v.conservativeResize(3, 2);
+  const checkpoint::Snapshot block = sim::to_snapshot(odd, {});
   const std::string nodes = test::require_error<Error>([&] { sim::restore_snapshot(block, "f", solid, p); }, {});
   CHECK(nodes == "f (section SOLD): does not fit this scene: solid \"block\" velocities has 2 nodes in the "
                  "checkpoint, " + std::to_string(solid.solids[0].num_nodes()) + " in the scene");
+}
+
+TEST_CASE("a missing or malformed section is refused naming the file and the section") {
+  ScratchDir dir("checkpoint");
+  sim::CutCellSimulator liquid = build(LIQUID_SCENE, dir.path());
+  const std::string bytes = encode(liquid, some_progress());
+  sim::RunProgress p;
+  // STAT renamed: the file is intact, the section missing.
+  std::string renamed = bytes;
+  renamed.replace(renamed.find("STAT"), 4, "XXXX");
+  rehash(renamed);
+  sim::CutCellSimulator b = build(LIQUID_SCENE, dir.path());
+  test::require_error<checkpoint::CorruptError>([&] { restore(renamed, b, p); }, {"mem: section STAT is missing"});
+  // The first face-velocity array says u8 instead of f64.
+  std::string retyped = bytes;
+  const std::size_t kind_at =
+      retyped.find("LIQD") + 16 + 1 + 8 + 8 + 8 + 3 * sizeof(Real) * liquid.liquid->particles.cols();
+  REQUIRE(retyped[kind_at] == 1);
+  retyped[kind_at] = 2;
+  rehash(retyped);
+  test::require_error<checkpoint::CorruptError>([&] { restore(retyped, b, p); },
+                                                {"mem (section LIQD): face velocities: unexpected element type"});
+  // MEAS's obstacle load sums cut short, the section one byte shorter.
+  std::string cut = bytes;
+  const std::size_t meas = cut.find("MEAS");
+  std::uint64_t size;
+  std::memcpy(&size, cut.data() + meas + 8, 8);
+  cut.erase(meas + 16 + size - 1, 1);
+  --size;
+  std::memcpy(&cut[meas + 8], &size, 8);
+  const std::uint64_t payload = cut.size() - 32;
+  std::memcpy(&cut[16], &payload, 8);
+  rehash(cut);
+  test::require_error<checkpoint::CorruptError>(
+      [&] { restore(cut, b, p); }, {"mem (section MEAS): obstacle loads: more values than the data holds"});
+  // A byte more in CLCK than its codec reads.
+  std::string padded = bytes;
+  const std::size_t clock = padded.find("CLCK");
+  std::memcpy(&size, padded.data() + clock + 8, 8);
+  padded.insert(clock + 16 + size, 1, '\0');
+  ++size;
+  std::memcpy(&padded[clock + 8], &size, 8);
+  const std::uint64_t more = padded.size() - 32;
+  std::memcpy(&padded[16], &more, 8);
+  rehash(padded);
+  test::require_error<checkpoint::CorruptError>([&] { restore(padded, b, p); },
+                                                {"mem (section CLCK): 1 bytes after the end of its content"});
+  // None of it touched the progress; the intact bytes still restore.
+  CHECK(p.stats.empty());
+  restore(bytes, b, p);
+  CHECK(p.stats == some_progress().stats);
 }
 
 TEST_CASE("a stopped run checkpoints and throws temp_fail - its resume writes the same frames") {
