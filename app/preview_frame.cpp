@@ -4,7 +4,7 @@
 //
 // Writes OUT.vdb (io::write_preview_vdb): the liquid level set ("-": none) and
 // the solids' OBJ surfaces as one level set `surface` with a colour grid
-// `color` for vdb_render. Exit codes as fsicut's (DESIGN.md section 4).
+// `color` for vdb_render. Exit codes as fsicut's (docs/reliability.md "Exit codes").
 #include <cstdio>
 #include <cstdlib>
 #include <string>

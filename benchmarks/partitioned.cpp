@@ -33,6 +33,7 @@
 #include "lib/scene/load.hpp"
 #include "lib/sim/advance.hpp"
 #include "lib/sim/cutcell/couple.hpp"
+#include "lib/sim/cutcell/simulator.hpp"
 #include "lib/sim/from_scene.hpp"
 
 namespace {

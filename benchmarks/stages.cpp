@@ -7,7 +7,7 @@
 // set-up (scene to initial state: meshing, seeding, distance fields). Threads
 // follow OMP_NUM_THREADS (default: all cores).
 // Scenes with liquid and solids also get "coupled_solve": each substep's
-// coupled system solved again on its own in the SPD form (33) as sim::step
+// coupled system solved again on its own in the SPD form (33) as CutCellSimulator::step
 // solves it (the scene's coupling/preconditioner), from zero: medians of the
 // assembly of (33) from the blocks (with the solid block's pattern kept from
 // the substep before, as the stepping keeps it: "assembly"; worked out anew:
@@ -77,7 +77,7 @@ double peak_rss_mb() {
   return u.ru_maxrss / 1024.0;
 }
 
-// Solves `sys` in the SPD form as sim::step does, timing the parts.
+// Solves `sys` in the SPD form as CutCellSimulator::step does, timing the parts.
 void time_coupled(const fsicut::coupling::CoupledSystem& sys, const fsicut::scene::Coupling& c, CoupledTimes& out) {
   const fsicut::coupling::CoupledSettings settings = fsicut::sim::coupled_settings(c);
   double t = now();

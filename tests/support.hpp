@@ -45,6 +45,9 @@ struct RunResult {
 
 inline std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
+// Whether `part` stands anywhere in `s`.
+inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
 // Runs `fsicut args` through the shell, its stdout and stderr captured in `dir`.
 inline RunResult run_fsicut(const ScratchDir& dir, const std::string& args) {
   const std::string cmd = quoted(fsicut_exe().string()) + " " + args + " >" + quoted((dir / "stdout.txt").string()) +

@@ -1,6 +1,7 @@
 #pragma once
 // The error hierarchy. The library throws these and never exits or prints;
-// app/ exits with each error's code() (the exit codes of DESIGN.md section 4).
+// app/ exits with each error's code() (the exit codes of docs/reliability.md
+// "Exit codes").
 #include <stdexcept>
 #include <string>
 

@@ -15,10 +15,10 @@ namespace fsicut::eulerian {
 namespace {
 
 // Loops below this many points run serially (shorter than an OpenMP fork).
-constexpr Index MIN_PARALLEL_POINTS = 256;
+constexpr Index MIN_PARALLEL_PLASTIC_POINTS = 256;
 
 // The smallest |det F_p Xbar| / dx^3 taken as a map (as elasticity.cpp).
-constexpr Real MIN_MATERIAL_DET = 1e-12;
+constexpr Real MIN_PLASTIC_MATERIAL_DET = 1e-12;
 
 // Material cells whose centre lies within this many cells of the solid keep
 // samples. Why 2: a point with theta > 0 has material distance < dx/4 at its
@@ -123,14 +123,14 @@ void update_plastic_strain(PlasticStrain& plastic, const grid::MacGrid& grid, co
                            const std::vector<char>& valid, const MaterialShape& shape) {
   std::vector<std::pair<Vec3i, int>> where;
   std::vector<PlasticPoint> points = solid_points(plastic, grid, u, valid, shape, where);
-  parallel_for_from(MIN_PARALLEL_POINTS, static_cast<Index>(points.size()), [&](Index n) {
+  parallel_for_from(MIN_PARALLEL_PLASTIC_POINTS, static_cast<Index>(points.size()), [&](Index n) {
     PlasticPoint& p = points[n];
     const Mat3& Fp = plastic.samples[static_cast<std::size_t>(p.sample)];
     // F_e = F F_p^-1 = dx (F_p Xbar)^-1 (deformation.hpp); no throw inside
     // the parallel loop: a collapsed point does not flow, and the next
     // step's elasticity reports it.
     const Mat3 relaxed = Fp * material_jacobian(grid, u, where[n].first, gauss_point(where[n].second));
-    if (!(std::abs(relaxed.determinant()) > MIN_MATERIAL_DET * grid.dx * grid.dx * grid.dx)) return;
+    if (!(std::abs(relaxed.determinant()) > MIN_PLASTIC_MATERIAL_DET * grid.dx * grid.dx * grid.dx)) return;
     const Mat3 flow = plastic_flow(grid.dx * relaxed.inverse(), plastic.settings);
     p.flowed = flow != Mat3::Identity();
     if (p.flowed) p.change = flow * Fp - Fp;

@@ -6,13 +6,6 @@
 
 namespace fsicut::eulerian {
 
-namespace {
-
-// +1 when corner q lies on the high side of `axis`, else -1 (projection.hpp).
-Real corner_sign(int q, int axis) { return ((q >> axis) & 1) ? 1.0 : -1.0; }
-
-}  // namespace
-
 PressureOperator::PressureOperator(const grid::MacGrid& grid, const std::vector<Vec3i>& cells,
                                    const Unknowns& unknowns, const Vector& mass)
     : grid_(grid), unknowns_(&unknowns) {

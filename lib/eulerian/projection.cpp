@@ -11,8 +11,6 @@ namespace fsicut::eulerian {
 
 namespace {
 
-Real corner_sign(int q, int axis) { return ((q >> axis) & 1) ? 1.0 : -1.0; }
-
 template <class F>
 void each_cell(const grid::MacGrid& grid, const F& body) {
   for (int k = 0; k < grid.resolution.z(); ++k)

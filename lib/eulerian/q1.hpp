@@ -54,6 +54,9 @@ std::array<Vec3, CORNERS> shape_gradients(const Vec3& xi);
 // The local coordinate offset of corner q: (q&1, (q>>1)&1, (q>>2)&1).
 inline Vec3i corner_offset(int q) { return {q & 1, (q >> 1) & 1, (q >> 2) & 1}; }
 
+// The sign of corner q's side along `axis`: +1 on the high side, -1 on the low.
+inline Real corner_sign(int q, int axis) { return ((q >> axis) & 1) ? 1.0 : -1.0; }
+
 // The linear node index of node (i,j,k) and back.
 inline Index node_index(const grid::MacGrid& grid, const Vec3i& node) {
   const Vec3i s = grid.node_shape();

@@ -8,13 +8,13 @@ namespace fsicut::eulerian {
 
 namespace {
 
-constexpr Index MIN_PARALLEL_NODES = 4096;
+constexpr Index MIN_PARALLEL_SPEED_NODES = 4096;
 
 // phi(x - u(x)) [m] at every node the solid's band holds, +infinity elsewhere.
 std::vector<Real> band_distance(const EulerianSolid& solid) {
   const Index nodes = node_count(solid.grid);
   std::vector<Real> phi(static_cast<std::size_t>(nodes), std::numeric_limits<Real>::infinity());
-  parallel_for_from(MIN_PARALLEL_NODES, nodes, [&](Index n) {
+  parallel_for_from(MIN_PARALLEL_SPEED_NODES, nodes, [&](Index n) {
     if (!solid.valid[n]) return;
     const Vec3 x = solid.grid.origin + solid.grid.dx * node_coord(solid.grid, n).cast<Real>();
     phi[n] = material_distance(solid.shape, x - node_value(solid.u, n));

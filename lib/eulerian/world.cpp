@@ -53,7 +53,7 @@ Real max_stretch_error(const grid::MacGrid& grid, const NodeField& u, const Elas
 
 // Line 3: the solid's Gauss points with their volume fractions, and its
 // lumped masses on the grid.
-void compute_mass_and_volume_fraction(const EulerianSolid& solid, SolidTerms& t) {
+void world_mass_and_volume_fraction(const EulerianSolid& solid, SolidTerms& t) {
   t.state = evaluate_elasticity(solid);
   t.mass = lumped_masses(solid.grid, t.state, solid.density);
 }
@@ -178,7 +178,7 @@ void assemble_matrices(const World& world, const SystemWeights& w, WorldSystem& 
 }
 
 // Line 9: v* = G^-1 f* (Eq. 8), or the explicit step v* = v^n + dt M^-1 (f - C v^n).
-linsolve::Report solve_unconstrained_velocity(const World& world, Real dt, const WorldSettings& settings,
+linsolve::Report solve_world_unconstrained_velocity(const World& world, Real dt, const WorldSettings& settings,
                                               WorldSystem& s) {
   if (s.mass.size() == 0) return linsolve::nothing_to_solve();
   if (settings.velocity.integration == Integration::explicit_euler) {
@@ -238,7 +238,7 @@ void keep_pressure(World& world, const WorldSystem& s, const Vector& p) {
   for (std::size_t k = 0; k < s.cells.size(); ++k) world.pressure[cell_index(world.grid, s.cells[k])] = p[k];
 }
 
-linsolve::Report compute_pressure(const World& world, Real dt, const WorldSettings& settings, WorldSystem& s,
+linsolve::Report compute_world_pressure(const World& world, Real dt, const WorldSettings& settings, WorldSystem& s,
                                   Vector& p) {
   set_up_constraints(world, dt, settings, s, p, false);
   const linsolve::Report r = solve_pressure(*s.A, s.b, s.v, p, settings.projection);
@@ -247,7 +247,7 @@ linsolve::Report compute_pressure(const World& world, Real dt, const WorldSettin
 }
 
 // Line 11: v^{n+1} = v* - M^-1 J^T p (Eq. 13); keeps p as the next warm start.
-linsolve::Report pressure_project(World& world, const WorldSettings& settings, WorldSystem& s, const Vector& p) {
+linsolve::Report world_pressure_project(World& world, const WorldSettings& settings, WorldSystem& s, const Vector& p) {
   const linsolve::Report r = s.cells.empty() ? linsolve::nothing_to_solve()
                                              : correct_velocity(s.A->transpose(p), s.mass, s.G, s.v, settings.projection);
   require_converged(r, "velocity correction (Eq. 13)");
@@ -256,7 +256,8 @@ linsolve::Report pressure_project(World& world, const WorldSettings& settings, W
 }
 
 // Lines 9-11 as one saddle-point solve (projection.hpp solve_kkt).
-linsolve::Report solve_constrained_velocity(World& world, Real dt, const WorldSettings& settings, WorldSystem& s) {
+linsolve::Report solve_world_constrained_velocity(World& world, Real dt, const WorldSettings& settings,
+                                                  WorldSystem& s) {
   Vector p;
   set_up_constraints(world, dt, settings, s, p, true);
   const Vector rhs = right_hand_side(s.mass, s.G, dt, s.force, s.v, settings.velocity.integration);
@@ -314,7 +315,7 @@ void check_state(const World& world, const WorldSystem& s) {
     throw SimulationError("eulerian world: the fluid velocity is not finite");
 }
 
-Vec3 momentum(const Vector& mass, const Vector& v) {
+Vec3 grid_momentum(const Vector& mass, const Vector& v) {
   Vec3 sum = Vec3::Zero();
   for (Index k = 0; k + 2 < v.size(); k += 3) sum += mass[k] * v.segment<3>(k);
   return sum;
@@ -364,7 +365,7 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
   WorldSystem s;
   s.solids.resize(world.solids.size());
   for (std::size_t l = 0; l < world.solids.size(); ++l) {
-    compute_mass_and_volume_fraction(world.solids[l], s.solids[l]);
+    world_mass_and_volume_fraction(world.solids[l], s.solids[l]);
     compute_material_force(world.solids[l], s.solids[l]);
   }
   compute_fluid_mass(world, s);
@@ -372,26 +373,26 @@ WorldReport step(World& world, Real dt, const WorldSettings& settings) {
   combine_velocity(world, s);
   assemble_forces(world, settings, s);
   assemble_matrices(world, system_weights(dt, settings.velocity.integration), s);
-  report.momentum_expected = momentum(s.mass, s.v) + dt * momentum(Vector::Ones(s.mass.size()), s.force);
+  report.momentum_expected = grid_momentum(s.mass, s.v) + dt * grid_momentum(Vector::Ones(s.mass.size()), s.force);
   lap(report.seconds.assemble);
   const bool kkt = settings.incompressible && settings.projection.solver == ConstraintSolver::kkt &&
                    settings.velocity.integration != Integration::explicit_euler;
   if (kkt) {
-    report.velocity = solve_constrained_velocity(world, dt, settings, s);
+    report.velocity = solve_world_constrained_velocity(world, dt, settings, s);
   } else {
-    report.velocity = solve_unconstrained_velocity(world, dt, settings, s);
+    report.velocity = solve_world_unconstrained_velocity(world, dt, settings, s);
   }
   lap(report.seconds.velocity);
   if (settings.incompressible && !kkt) {
     Vector p;
-    report.pressure = compute_pressure(world, dt, settings, s, p);
+    report.pressure = compute_world_pressure(world, dt, settings, s, p);
     lap(report.seconds.pressure);
     const Real before = s.cells.empty() ? 0 : (s.A->divergence(s.v) - s.b).norm();
-    report.correction = pressure_project(world, settings, s, p);
+    report.correction = world_pressure_project(world, settings, s, p);
     report.divergence = before > 0 ? (s.A->divergence(s.v) - s.b).norm() / before : 0;
     lap(report.seconds.velocity);
   }
-  report.momentum_solved = momentum(s.mass, s.v);
+  report.momentum_solved = grid_momentum(s.mass, s.v);
   publish_velocity(world, s);
   std::vector<SolidVelocity> copies;
   for (std::size_t l = 0; l < world.solids.size(); ++l) copies.push_back(velocity_copy(world, s, l));

@@ -2,7 +2,7 @@
 // The MAC (marker-and-cell) grid: geometry, index conventions, 3-D arrays and
 // trilinear interpolation. Every other module takes its conventions from here.
 //
-// Layout (DESIGN.md section 3). The grid has nx x ny x nz cubic cells of edge dx
+// Layout (written down here only). The grid has nx x ny x nz cubic cells of edge dx
 // [m]; cell (i,j,k) spans origin + dx * [i, i+1] x [j, j+1] x [k, k+1].
 //
 //          node (i,j+1)          node (i+1,j+1)

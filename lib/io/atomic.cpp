@@ -30,8 +30,6 @@ constexpr mode_t OUTPUT_FILE_MODE = 0666;
 
 std::atomic<unsigned long> temporary_counter{0};
 
-std::string quote_path(const fs::path& path) { return "\"" + path.string() + "\""; }
-
 std::string os_reason(int error_number) { return std::strerror(error_number); }
 
 // errno values that mean "this folder does not let us create a file", as
@@ -151,6 +149,8 @@ void write_all(const fs::path& path, const std::string& text, const fs::path& ta
 }
 
 }  // namespace
+
+std::string quote_path(const std::filesystem::path& path) { return "\"" + path.string() + "\""; }
 
 void write_atomically(const fs::path& target,
                       const std::function<void(const fs::path& temporary)>& write) {

@@ -1,7 +1,8 @@
 #pragma once
 // Atomic output files: a reader (a renderer polling the output folder, a script
 // tailing a sweep, a resumed run) sees either the previous complete file or the
-// new complete file, never a half-written one (DESIGN.md section 4, "Outputs").
+// new complete file, never a half-written one (docs/outputs.md "Files appear
+// atomically").
 //
 // How: the content is written to a hidden temporary in the target's own folder
 // (same file system, so the rename is atomic), the temporary is flushed to disk
@@ -67,5 +68,8 @@ FileDigest write_text_atomically(const std::filesystem::path& target, const std:
 // denied, read-only file system, ...). Call it once before a run so a bad `-o`
 // fails before any simulation time is spent.
 void ensure_output_directory(const std::filesystem::path& directory);
+
+// The path in double quotes, as messages name files.
+std::string quote_path(const std::filesystem::path& path);
 
 }  // namespace fsicut::io

@@ -24,7 +24,7 @@ namespace {
 constexpr std::size_t UUID_OFFSET = 8 + 3 * 4 + 1;
 constexpr std::size_t UUID_LENGTH = 36;
 
-void make_uuid_deterministic(std::string& bytes) {
+void make_fog_uuid_deterministic(std::string& bytes) {
   const auto is_uuid_char = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '-'; };
   if (bytes.size() < UUID_OFFSET + UUID_LENGTH ||
       !std::all_of(bytes.begin() + UUID_OFFSET, bytes.begin() + UUID_OFFSET + UUID_LENGTH, is_uuid_char))
@@ -44,7 +44,7 @@ void make_uuid_deterministic(std::string& bytes) {
 }
 
 // Archive::write is protected: the bytes io::File would write, in memory.
-class MemoryArchive : public openvdb::io::Archive {
+class FogMemoryArchive : public openvdb::io::Archive {
  public:
   std::string serialize(const openvdb::GridCPtrVec& grids) const {
     std::ostringstream out(std::ios::out | std::ios::binary);
@@ -85,11 +85,11 @@ FileDigest write_fog_vdb(const std::filesystem::path& path, const grid::MacGrid&
   fog->insertMeta("fsicut_version", openvdb::StringMetadata(VERSION));
   std::string bytes;
   try {
-    bytes = MemoryArchive().serialize(openvdb::GridCPtrVec{fog});
+    bytes = FogMemoryArchive().serialize(openvdb::GridCPtrVec{fog});
   } catch (const openvdb::Exception& e) {
     throw OutputError(ExitCode::io, "cannot write " + path.string() + ": " + e.what());
   }
-  make_uuid_deterministic(bytes);
+  make_fog_uuid_deterministic(bytes);
   return write_text_atomically(path, bytes);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // OpenVDB output of a smoke density, one file per frame (`smoke.0001.vdb`,
-// DESIGN.md section 4 "Outputs"): one FloatGrid named `density`, class fog
+// docs/outputs.md "Files"): one FloatGrid named `density`, class fog
 // volume (Houdini, Blender and every VDB renderer shade it as a participating
 // medium), one voxel per simulation cell, the value the cell's smoke density
 // (dimensionless; 0 = clear air, the grid's background). Only cells with a

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "lib/core/error.hpp"
+#include "lib/io/atomic.hpp"
 
 namespace fsicut::io {
 
@@ -17,8 +18,6 @@ namespace {
 constexpr mode_t LOCK_FILE_MODE = 0666;
 // "pid\n" of a 32-bit pid_t, with room to spare.
 constexpr std::size_t PID_TEXT_SIZE = 32;
-
-std::string quote_path(const std::filesystem::path& path) { return "\"" + path.string() + "\""; }
 
 // The pid the holder wrote into the lock file, or "unknown".
 std::string holder_pid(int fd) {

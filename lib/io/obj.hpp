@@ -1,6 +1,6 @@
 #pragma once
 // Wavefront OBJ output of a solid's deformed boundary surface, one file per
-// frame (`<solid name>.0001.obj`, DESIGN.md section 4 "Outputs").
+// frame (`<solid name>.0001.obj`, docs/outputs.md "Files").
 #include <filesystem>
 #include <string>
 #include <vector>

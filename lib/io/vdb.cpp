@@ -87,8 +87,6 @@ void fill_interior(openvdb::FloatGrid& grid, const levelset::ParticleInterior& i
   openvdb::tools::pruneLevelSet(grid.tree());
 }
 
-std::string quote_path(const std::filesystem::path& path) { return "\"" + path.string() + "\""; }
-
 openvdb::FloatGrid::Ptr read_first_float_grid(const std::filesystem::path& path) {
   initialize_openvdb();
   std::error_code ec;

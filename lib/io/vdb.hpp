@@ -1,6 +1,6 @@
 #pragma once
 // OpenVDB output of the liquid surface, one file per frame (`liquid.0001.vdb`,
-// DESIGN.md section 4 "Outputs"), and a small reader for tests and tools.
+// docs/outputs.md "Files"), and a small reader for tests and tools.
 // OpenVDB itself is only included by vdb.cpp.
 //
 // The file holds one FloatGrid named `surface`, class level set (Houdini,

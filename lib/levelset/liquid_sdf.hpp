@@ -190,8 +190,9 @@ Real liquid_volume_from_particles(const grid::MacGrid& grid, const Points& parti
                                   Real particle_volume, const grid::Array3<Real>& solid_phi,
                                   const NeighbourReach& reach = {}, const CountedApart* apart = nullptr);
 
-// Extends the liquid SDF into the solid and closes one-cell holes (DESIGN.md
-// section 3). `fractions` are the open face fractions; "neighbour" below means a
+// Extends the liquid SDF into the solid and closes one-cell holes, so that
+// the active cells are the paper's (Zarifi & Batty 2017, Sec. 7). `fractions`
+// are the open face fractions; "neighbour" below means a
 // face neighbour through a face with open fraction > 0.
 //
 // 1. A cell whose centre lies inside the solid (mean of its 8 node values of

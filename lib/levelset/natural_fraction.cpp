@@ -125,16 +125,18 @@ struct Workspace {
   grid::Array3<int> slot;
 };
 
-// Step 3 for `cells` from psi; -1 where not estimable.
-std::vector<Real> estimate(const grid::Array3<Real>& psi, const NeighbourReach& reach, const std::vector<Index>& cells, Workspace& work) {
-  static const Weights weights = sub_weights();
+// The total weight of each neighbour at offset o: its sub-cells' weights summed.
+std::array<Real, 27> whole_weights(const Weights& weights) {
   std::array<Real, 27> whole{};
   for (int o = 0; o < 27; ++o)
     for (Real w : weights[static_cast<std::size_t>(o)]) whole[static_cast<std::size_t>(o)] += w;
+  return whole;
+}
 
-  const Vec3i size = psi.size();
-  std::vector<Real> out(cells.size(), -1);
-
+// Which of `cells` step 3 estimates (1, else 0): those the reach covers
+// whole, none partly reached, with no solid among the 27 cells around them.
+std::vector<char> estimable_cells(const grid::Array3<Real>& psi, const NeighbourReach& reach,
+                                  const std::vector<Index>& cells, const grid::Array3<char>& solid) {
   std::vector<char> estimable(cells.size(), 0);
   parallel_for(0, static_cast<Index>(cells.size()), [&](Index r) {
     const Index cell = cells[static_cast<std::size_t>(r)];
@@ -145,13 +147,17 @@ std::vector<Real> estimate(const grid::Array3<Real>& psi, const NeighbourReach& 
       for (int dj = -1; dj <= 1; ++dj)
         for (int di = -1; di <= 1; ++di) {
           const int i = c.x() + di, j = c.y() + dj, k = c.z() + dk;
-          if (psi.inside(i, j, k) && work.solid(i, j, k)) return;
+          if (psi.inside(i, j, k) && solid(i, j, k)) return;
         }
     estimable[static_cast<std::size_t>(r)] = 1;
   });
-  // Which cells the estimates read: the blocks around the estimable cells.
-  grid::Array3<char>& kind = work.kind;
-  grid::Array3<int>& slot = work.slot;
+  return estimable;
+}
+
+// Which cells the estimates read: the blocks around the estimable cells, each
+// listed once (its slot set from -1 to 0).
+std::vector<Index> cells_read(const grid::Array3<Real>& psi, const std::vector<Index>& cells,
+                              const std::vector<char>& estimable, grid::Array3<int>& slot) {
   std::vector<Index> read;
   for (std::size_t r = 0; r < cells.size(); ++r) {
     if (!estimable[r]) continue;
@@ -165,7 +171,13 @@ std::vector<Real> estimate(const grid::Array3<Real>& psi, const NeighbourReach& 
           read.push_back(psi.index(i, j, k));
         }
   }
-  // Full or empty when psi is beyond half a sub-cell at all 27 centres around.
+  return read;
+}
+
+// The kind of each cell read: full or empty when psi is beyond half a
+// sub-cell at all 27 centres around it, mixed otherwise.
+void classify_read(const grid::Array3<Real>& psi, const std::vector<Index>& read, grid::Array3<char>& kind) {
+  const Vec3i size = psi.size();
   parallel_for(0, static_cast<Index>(read.size()), [&](Index r) {
     const Index cell = read[static_cast<std::size_t>(r)];
     const Vec3i c = psi.coord(cell);
@@ -181,7 +193,14 @@ std::vector<Real> estimate(const grid::Array3<Real>& psi, const NeighbourReach& 
     constexpr Real EDGE = 0.5 / SUB;
     kind[cell] = lo >= EDGE ? FULL : hi <= -EDGE ? EMPTY : MIXED;
   });
-  std::vector<std::array<float, SUB3>> fills;
+}
+
+using SubFill = std::array<float, SUB3>;
+
+// The sub-cell fills of the mixed cells read, each at its slot.
+std::vector<SubFill> mixed_fills(const grid::Array3<Real>& psi, const std::vector<Index>& read,
+                                 const grid::Array3<char>& kind, grid::Array3<int>& slot) {
+  std::vector<SubFill> fills;
   for (Index cell : read)
     if (kind[cell] == MIXED) {
       slot[cell] = static_cast<int>(fills.size());
@@ -191,30 +210,50 @@ std::vector<Real> estimate(const grid::Array3<Real>& psi, const NeighbourReach& 
     const Index cell = read[static_cast<std::size_t>(r)];
     if (kind[cell] == MIXED) fills[static_cast<std::size_t>(slot[cell])] = sub_fill(psi, psi.coord(cell));
   });
+  return fills;
+}
 
+// The liquid's share of the kernel's weight in the grid around the cell c.
+Real block_fraction(const grid::Array3<Real>& psi, const Vec3i& c, const Weights& weights,
+                    const std::array<Real, 27>& whole, const Workspace& work, const std::vector<SubFill>& fills) {
+  Real liquid = 0, space = 0;
+  for (int dk = -1; dk <= 1; ++dk)
+    for (int dj = -1; dj <= 1; ++dj)
+      for (int di = -1; di <= 1; ++di) {
+        const int i = c.x() + di, j = c.y() + dj, k = c.z() + dk;
+        if (!psi.inside(i, j, k)) continue;
+        const auto o = static_cast<std::size_t>(reach_bit(di, dj, dk));
+        space += whole[o];
+        const char f = work.kind(i, j, k);
+        if (f == FULL) liquid += whole[o];
+        if (f != MIXED) continue;
+        const auto& fill = fills[static_cast<std::size_t>(work.slot(i, j, k))];
+        for (int s = 0; s < SUB3; ++s)
+          liquid += weights[o][static_cast<std::size_t>(s)] * fill[static_cast<std::size_t>(s)];
+      }
+  return liquid / space;
+}
+
+// Step 3 for `cells` from psi; -1 where not estimable.
+std::vector<Real> estimate(const grid::Array3<Real>& psi, const NeighbourReach& reach, const std::vector<Index>& cells,
+                           Workspace& work) {
+  static const Weights weights = sub_weights();
+  static const std::array<Real, 27> whole = whole_weights(weights);
+  const std::vector<char> estimable = estimable_cells(psi, reach, cells, work.solid);
+  const std::vector<Index> read = cells_read(psi, cells, estimable, work.slot);
+  classify_read(psi, read, work.kind);
+  const std::vector<SubFill> fills = mixed_fills(psi, read, work.kind, work.slot);
+  std::vector<Real> out(cells.size(), -1);
   parallel_for(0, static_cast<Index>(cells.size()), [&](Index r) {
     if (!estimable[static_cast<std::size_t>(r)]) return;
-    const Vec3i c = psi.coord(cells[static_cast<std::size_t>(r)]);
-    Real liquid = 0, space = 0;
-    for (int dk = -1; dk <= 1; ++dk)
-      for (int dj = -1; dj <= 1; ++dj)
-        for (int di = -1; di <= 1; ++di) {
-          const int i = c.x() + di, j = c.y() + dj, k = c.z() + dk;
-          if (!psi.inside(i, j, k)) continue;
-          const auto o = static_cast<std::size_t>(reach_bit(di, dj, dk));
-          space += whole[o];
-          const char f = kind(i, j, k);
-          if (f == FULL) liquid += whole[o];
-          if (f != MIXED) continue;
-          const auto& fill = fills[static_cast<std::size_t>(slot(i, j, k))];
-          for (int s = 0; s < SUB3; ++s) liquid += weights[o][static_cast<std::size_t>(s)] * fill[static_cast<std::size_t>(s)];
-        }
-    out[static_cast<std::size_t>(r)] = liquid / space;
+    out[static_cast<std::size_t>(r)] =
+        block_fraction(psi, psi.coord(cells[static_cast<std::size_t>(r)]), weights, whole, work, fills);
   });
+  // Leave the workspace as found.
   parallel_for(0, static_cast<Index>(read.size()), [&](Index r) {
     const Index cell = read[static_cast<std::size_t>(r)];
-    kind[cell] = EMPTY;
-    slot[cell] = -1;
+    work.kind[cell] = EMPTY;
+    work.slot[cell] = -1;
   });
   return out;
 }

@@ -55,12 +55,12 @@ constexpr int MAX_LEVELS = 24;
 // descheduled thread stalls each of the cycle's ~10 regions per level
 // (measured, 2 threads with other jobs running: 150 ms per iteration at 8016
 // unknowns against 0.5 ms on one thread).
-constexpr Index PARALLEL_ROWS = 16384;
+constexpr Index LEVEL_PARALLEL_ROWS = 16384;
 
 // body(i) for i in [0, n), in parallel when n is large enough to pay for it.
 template <class F>
-void for_rows(Index n, const F& body) {
-  parallel_for_from(PARALLEL_ROWS, n, body);
+void for_level_rows(Index n, const F& body) {
+  parallel_for_from(LEVEL_PARALLEL_ROWS, n, body);
 }
 
 // Calls out(i, (A x)_i) for every row i.
@@ -69,7 +69,7 @@ void for_each_product(const SparseMatrix& A, const Vector& x, const Out& out) {
   const int* outer = A.outerIndexPtr();
   const int* inner = A.innerIndexPtr();
   const Real* value = A.valuePtr();
-  for_rows(A.rows(), [&](Index i) {
+  for_level_rows(A.rows(), [&](Index i) {
     Real s = 0;
     for (int p = outer[i]; p < outer[i + 1]; ++p) s += value[p] * x[inner[p]];
     out(i, s);
@@ -96,7 +96,7 @@ void residual(const SparseMatrix& A, const Vector& b, const Vector& x, Vector& r
 
 Vector inverse_smoother(const SparseMatrix& A) {
   Vector m(A.rows());
-  for_rows(A.rows(), [&](Index i) {
+  for_level_rows(A.rows(), [&](Index i) {
     Real sum = 0;
     for (SparseMatrix::InnerIterator it(A, i); it; ++it) sum += std::abs(it.value());
     m[i] = 1 / (SMOOTHER_SCALE * sum);
@@ -130,7 +130,7 @@ SparseMatrix build_rows(Index rows, Index cols, Rows how, const MakeRow& make_ro
     }
     e.resize(out);
   };
-  const Chunks chunks(rows, PARALLEL_ROWS);
+  const Chunks chunks(rows, LEVEL_PARALLEL_ROWS);
   std::vector<Entries> staged(how == Rows::made_once ? chunks.count : 0);
   std::vector<int> length(rows);
   chunks.each([&](int c) {
@@ -196,7 +196,7 @@ std::vector<Vec3i> coarsen(const std::vector<Vec3i>& cells, std::vector<int>& pa
 
   const int n = static_cast<int>(cells.size());
   parent_of.resize(n);
-  for_rows(n, [&](Index i) { parent_of[i] = number[box(Vec3i(cells[i] / 2))]; });
+  for_level_rows(n, [&](Index i) { parent_of[i] = number[box(Vec3i(cells[i] / 2))]; });
   prolongation = build_rows(n, static_cast<int>(coarse.size()), Rows::made_twice, [&](Index i, Entries& row) {
     const Vec3i parent = cells[i] / 2;
     Vec3i step;
@@ -311,7 +311,7 @@ void Multigrid::cycle(std::size_t l, const Vector& b, Vector& x) const {
   }
   const Vector& m = level.inverse_smoother;
   x.resize(b.size());
-  for_rows(b.size(), [&](Index i) { x[i] = m[i] * b[i]; });
+  for_level_rows(b.size(), [&](Index i) { x[i] = m[i] * b[i]; });
   for (int s = 1; s < SWEEPS; ++s) {
     sweep(level.A, m, b, x, level.scratch);
     x.swap(level.scratch);
@@ -321,7 +321,7 @@ void Multigrid::cycle(std::size_t l, const Vector& b, Vector& x) const {
   multiply(level.restriction, level.residual, coarse.rhs);
   cycle(l + 1, coarse.rhs, coarse.x);
   multiply(level.prolongation, coarse.x, level.scratch);
-  for_rows(x.size(), [&](Index i) { x[i] += level.scratch[i]; });
+  for_level_rows(x.size(), [&](Index i) { x[i] += level.scratch[i]; });
   for (int s = 0; s < SWEEPS; ++s) {
     sweep(level.A, m, b, x, level.scratch);
     x.swap(level.scratch);
@@ -335,7 +335,7 @@ void Multigrid::lowered_cycle(const Vector& b, Vector& x) const {
   const auto shifted = [&]() -> const Vector& {
     if (all_rows_) {
       lowering_(x, shifted_);
-      for_rows(b.size(), [&](Index i) { shifted_[i] += b[i]; });
+      for_level_rows(b.size(), [&](Index i) { shifted_[i] += b[i]; });
       return shifted_;
     }
     if (support_.empty()) return b;
@@ -348,14 +348,14 @@ void Multigrid::lowered_cycle(const Vector& b, Vector& x) const {
     return shifted_;
   };
   x.resize(b.size());
-  for_rows(b.size(), [&](Index i) { x[i] = m[i] * b[i]; });
+  for_level_rows(b.size(), [&](Index i) { x[i] = m[i] * b[i]; });
   for (int s = 1; s < LOWERED_SWEEPS; ++s) {
     sweep(A, m, shifted(), x, scratch_);
     x.swap(scratch_);
   }
   residual(A, shifted(), x, residual_);
   cycle(0, residual_, correction_);
-  for_rows(x.size(), [&](Index i) { x[i] += correction_[i]; });
+  for_level_rows(x.size(), [&](Index i) { x[i] += correction_[i]; });
   for (int s = 0; s < LOWERED_SWEEPS; ++s) {
     sweep(A, m, shifted(), x, scratch_);
     x.swap(scratch_);

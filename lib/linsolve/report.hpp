@@ -1,5 +1,5 @@
 #pragma once
-// What every linear solve returns (DESIGN.md section 1): a failed solve is an
+// What every linear solve returns (docs/outputs.md "Convergence"): a failed solve is an
 // error or a logged, counted event, never silently ignored.
 #include <string>
 

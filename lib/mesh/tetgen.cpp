@@ -30,7 +30,8 @@ namespace {
 // round-off, so any threshold well inside (0, 1) separates them.
 constexpr Real INSIDE_WINDING = 0.5;
 
-constexpr Real PI = 3.14159265358979323846;
+// The solid angle of the whole sphere, 4 pi [sr].
+constexpr Real FULL_SOLID_ANGLE = 4 * 3.14159265358979323846;
 
 // Status word the child writes first: TetGen returned normally.
 constexpr std::int32_t CHILD_OK = 0;
@@ -336,7 +337,7 @@ Real winding_number(const SurfaceMesh& s, const Vec3& p) {
     const Real la = a.norm(), lb = b.norm(), lc = c.norm();
     sum += 2 * std::atan2(a.dot(b.cross(c)), la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb);
   }
-  return sum / (4 * PI);
+  return sum / FULL_SOLID_ANGLE;
 }
 
 // Splits every tet larger than `bound` at its centroid into four, until none

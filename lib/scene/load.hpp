@@ -1,5 +1,5 @@
 #pragma once
-// Reading scene files (DESIGN.md section 4).
+// Reading scene files (every key: scenes/README.md).
 //
 // Scene files are JSON with // and /* */ comments allowed. Parsing is strict:
 // unknown keys are errors (with a "did you mean" suggestion), values are typed

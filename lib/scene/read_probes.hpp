@@ -1,5 +1,5 @@
 #pragma once
-// The scene's `probes` list (DESIGN.md section 4): named measurement points
+// The scene's `probes` list (scenes/README.md "Probes"): named measurement points
 // that sim/cutcell/probes.hpp samples every substep into probes.csv.
 #include <vector>
 

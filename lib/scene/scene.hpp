@@ -1,5 +1,5 @@
 #pragma once
-// SceneDesc: the plain-data description of a scene file (DESIGN.md section 4).
+// SceneDesc: the plain-data description of a scene file (scenes/README.md).
 //
 // Defaults live here, in the member initializers, and nowhere else: the loader
 // starts from a default-constructed struct and overwrites what the file sets,

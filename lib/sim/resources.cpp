@@ -23,7 +23,6 @@ using scene::SolidDesc;
 
 namespace {
 
-constexpr double PI = 3.14159265358979323846;
 // Surface area per surface vertex under a volume bound a, in units of a^(2/3):
 // a regular tet of volume a has edges (6 sqrt(2) a)^(1/3) = 2.04 a^(1/3),
 // equilateral triangles of those edges 1.8 a^(2/3), and a closed surface has

@@ -13,7 +13,6 @@
 namespace fsicut::sim {
 namespace {
 
-constexpr Real PI = 3.14159265358979323846;
 // Tetrahedra one TetGen mesh may have: 100x the paper's largest solid, about
 // 2 GB of solid data (lib/sim/resources.hpp BYTES_PER_TET).
 constexpr Real MAX_TETGEN_TETS = 1e6;

@@ -191,7 +191,7 @@ Mat30 quadratic_tet_stiffness(const Mat3& Dm_inv, Real rest_volume, Real lambda,
 Real lame_lambda(Real E, Real nu);
 Real lame_mu(Real E, Real nu);
 
-// Per-solid statistics (stats.jsonl, DESIGN.md section 4).
+// Per-solid statistics (stats.jsonl `solids`, docs/outputs.md "stats.jsonl keys").
 struct BodyStats {
   Vec3 centroid{0, 0, 0};       // mass-weighted mean of the current positions [m]
   Real volume = 0;              // sum of signed tet volumes at the current positions [m^3]

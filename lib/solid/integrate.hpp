@@ -2,7 +2,7 @@
 // Time integration of a deformable solid on its own: the solid half of
 // Algorithm 1 (paper Sections 4 and 7).
 //
-// One step of length dt, in the order of sim::step's stages:
+// One step of length dt, in the order of CutCellSimulator::step's stages:
 //   update_positions(body, dt);               1: x += dt v (34), then new rotations
 //   apply_gravity(body, g, dt);               3: v += dt g, forward Euler
 //   advance_velocities(body, dt, 0, settings); 5: backward Euler in velocities (6)
@@ -65,7 +65,8 @@ BackwardEulerSystem backward_euler_system(const Body& body, Real dt, const Vec3&
 // tolerance, where PCG used to stagnate.
 // settings.tolerance applies to both, settings.max_iterations to PCG only.
 // An unconverged but finite result is still stored and the caller decides
-// (DESIGN.md: a failed solve is an error or a counted event). Throws
+// (docs/outputs.md "Convergence": a failed solve is an error or a counted
+// event). Throws
 // SimulationError, naming the solid, when the solution is not finite.
 //
 // The limit, measured on this machine (2 cores, Eigen's simplicial LLT with

@@ -12,8 +12,6 @@ namespace fsicut::solid {
 
 namespace {
 
-constexpr int RIGID_MODES = 6;
-
 using Matrix = Eigen::MatrixXd;
 
 Eigen::Matrix3d cross_matrix(const Vec3& a) {

@@ -93,6 +93,9 @@ enum class ModalSolver {
 // Free dofs up to which `automatic` takes the dense solver (a few hundredths of a second).
 constexpr int DENSE_MODAL_MAX_DOFS = 300;
 
+// The rigid motions of a free body: 3 translations and 3 rotations.
+constexpr int RIGID_MODES = 6;
+
 // The modal basis of a body's rest mesh (linear FEM: K = sum_e K0_e with all
 // element rotations = Id, the lumped mass M = body.mass).
 struct ReducedBasis {

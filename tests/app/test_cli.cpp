@@ -1,6 +1,6 @@
 // The command line as users and scripts see it: exit codes, messages that
 // point into the scene file, and an output folder that stays empty when a
-// scene is refused (DESIGN.md section 4).
+// scene is refused (README.md "Running", docs/reliability.md "Exit codes").
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/app/fixtures.hpp"
 #include "tests/support.hpp"
 
 namespace fs = std::filesystem;
@@ -24,13 +25,8 @@ using Result = fsicut::test::RunResult;
 using fsicut::test::quoted;
 using fsicut::test::run_fsicut;
 
-fs::path write_scene(const ScratchDir& dir, const std::string& text) {
-  const fs::path p = dir / "scene.json";
-  std::ofstream(p) << text;
-  return p;
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using fsicut::test::contains;
+using fsicut::test::write_scene;
 
 bool empty_or_absent(const fs::path& p) { return !fs::exists(p) || fs::is_empty(p); }
 

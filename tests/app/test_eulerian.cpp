@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/io/vdb.hpp"
+#include "tests/app/fixtures.hpp"
 #include "tests/support.hpp"
 
 namespace fsicut {
@@ -27,25 +28,8 @@ const char* BALL_SCENE = R"({
                 "mesh": { "type": "sphere", "center": [0.4, 0.6, 0.4], "radius": 0.15, "subdivisions": 2 } } ],
   "coupling": { "scheme": "eulerian" } })";
 
-struct Obj {
-  std::vector<Vec3> vertices;
-  std::vector<std::string> faces;
-};
-
-Obj read_obj(const std::string& text) {
-  Obj o;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("v ", 0) == 0) {
-      std::istringstream l(line.substr(2));
-      Vec3 p;
-      l >> p.x() >> p.y() >> p.z();
-      o.vertices.push_back(p);
-    }
-    if (line.rfind("f ", 0) == 0) o.faces.push_back(line);
-  }
-  return o;
-}
+using test::Obj;
+using test::read_obj;
 
 Vec3 centre(const Obj& o) {
   Vec3 c = Vec3::Zero();

@@ -22,7 +22,7 @@ using Result = fsicut::test::RunResult;
 using fsicut::test::quoted;
 using fsicut::test::run_fsicut;
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using fsicut::test::contains;
 
 // A small liquid-and-solid scene every case mutates.
 const char* BASE = R"({

@@ -11,25 +11,14 @@
 
 #include "lib/core/error.hpp"
 #include "lib/io/vdb.hpp"
+#include "tests/app/fixtures.hpp"
 #include "tests/support.hpp"
 
 namespace fsicut {
 namespace {
 
 // The `v` lines of an OBJ file.
-std::vector<Vec3> obj_vertices(const std::string& text) {
-  std::vector<Vec3> v;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("v ", 0) == 0) {
-      std::istringstream l(line.substr(2));
-      Vec3 p;
-      l >> p.x() >> p.y() >> p.z();
-      v.push_back(p);
-    }
-  return v;
-}
+std::vector<Vec3> obj_vertices(const std::string& text) { return test::read_obj(text).vertices; }
 
 Vec3 to_z_up(const Vec3& p) { return {p.x(), -p.z(), p.y()}; }
 

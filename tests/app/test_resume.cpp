@@ -1,7 +1,8 @@
 // Farm-ready runs through the fsicut executable: bit-identical output for the
 // same scene and thread count, resume after SIGKILL and after a signal (exit
 // 75) ending in the same files as an uninterrupted run, refusal of a changed
-// scene, output errors (DESIGN.md section 4, docs/reliability.md "Checkpoints").
+// scene, output errors (docs/reliability.md "Checkpoints, resume and signals"
+// and "Exit codes").
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -28,6 +29,7 @@
 #include "lib/checkpoint/files.hpp"
 #include "lib/checkpoint/format.hpp"
 #include "lib/io/vdb.hpp"
+#include "tests/app/fixtures.hpp"
 #include "tests/support.hpp"
 
 extern char** environ;
@@ -57,13 +59,8 @@ const char* SOLID_SCENE = R"({
                 "cells": [8, 4, 4] }, "youngs_modulus": 2e4, "velocity": [2, 1, 0] } ],
   "output": { "checkpoint_every": 3 } })";
 
-fs::path write_scene(const ScratchDir& dir, const std::string& name, const std::string& text) {
-  const fs::path p = dir / name;
-  std::ofstream(p) << text;
-  return p;
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using fsicut::test::contains;
+using fsicut::test::write_scene;
 
 // A running fsicut with stdout and stderr in files beside `out`.
 class Child {
@@ -197,7 +194,7 @@ const fs::path& reference(const char* which) {
   auto it = done.find(which);
   if (it != done.end()) return it->second;
   const std::string text = std::string(which) == "liquid" ? LIQUID_SCENE : SOLID_SCENE;
-  const fs::path scene = write_scene(dir, std::string(which) + ".json", text);
+  const fs::path scene = write_scene(dir, text, std::string(which) + ".json");
   const fs::path out = dir / which;
   const Result r = run(scene, out, {"-q"});
   REQUIRE_MESSAGE(r.code == 0, r.err);

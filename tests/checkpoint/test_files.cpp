@@ -7,31 +7,20 @@
 
 #include "lib/checkpoint/files.hpp"
 #include "lib/checkpoint/format.hpp"
+#include "tests/checkpoint/fixtures.hpp"
 #include "tests/support.hpp"
 
 namespace fs = std::filesystem;
 using namespace fsicut;
 using test::ScratchDir;
 
-namespace {
-
-checkpoint::Snapshot at_frame(int frame) {
-  checkpoint::Snapshot s;
-  s.frame = frame;
-  s.time = 0.1 * frame;
-  s.stats = "{\"frame\":" + std::to_string(frame) + "}\n";
-  return s;
-}
-
-}  // namespace
-
 TEST_CASE("checkpoint files are checkpoint.NNNN.bin holding the encoded snapshot") {
   ScratchDir dir("checkpoint");
   CHECK(checkpoint::file_name(dir.path(), 7).filename() == "checkpoint.0007.bin");
   CHECK(checkpoint::file_name(dir.path(), 12345).filename() == "checkpoint.12345.bin");
-  const fs::path file = checkpoint::write(dir.path(), at_frame(7), 2);
+  const fs::path file = checkpoint::write(dir.path(), test::snapshot_at(7), 2);
   CHECK(file == checkpoint::file_name(dir.path(), 7));
-  CHECK(checkpoint::read_bytes(file) == checkpoint::encode(at_frame(7)));
+  CHECK(checkpoint::read_bytes(file) == checkpoint::encode(test::snapshot_at(7)));
   test::require_error<checkpoint::CorruptError>([&] { checkpoint::read_bytes(dir / "absent.bin"); },
                                                 {"absent.bin: cannot be read"});
 }
@@ -40,7 +29,7 @@ TEST_CASE("only the newest checkpoint_keep checkpoints are kept - other files ar
   ScratchDir dir("checkpoint");
   std::ofstream(dir / "checkpoint.notes.bin") << "not a checkpoint name";
   std::ofstream(dir / "liquid.0001.vdb") << "x";
-  for (int f = 1; f <= 5; ++f) checkpoint::write(dir.path(), at_frame(f), 2);
+  for (int f = 1; f <= 5; ++f) checkpoint::write(dir.path(), test::snapshot_at(f), 2);
   const auto files = checkpoint::list(dir.path());
   REQUIRE(files.size() == 2);
   CHECK(files[0].filename() == "checkpoint.0005.bin");
@@ -50,14 +39,14 @@ TEST_CASE("only the newest checkpoint_keep checkpoints are kept - other files ar
   for (const auto& e : fs::directory_iterator(dir.path())) entries += e.is_regular_file() ? 1 : 0;
   CHECK(entries == 4);
   // Writing an older frame keeps it even though newer ones exist.
-  const fs::path old = checkpoint::write(dir.path(), at_frame(2), 1);
+  const fs::path old = checkpoint::write(dir.path(), test::snapshot_at(2), 1);
   CHECK(fs::exists(old));
   CHECK(checkpoint::list(dir.path()).size() == 2);
 }
 
 TEST_CASE("list orders by frame number newest first - remove_all deletes only checkpoints") {
   ScratchDir dir("checkpoint");
-  for (int f : {9, 10, 100, 1}) checkpoint::write(dir.path(), at_frame(f), 10);
+  for (int f : {9, 10, 100, 1}) checkpoint::write(dir.path(), test::snapshot_at(f), 10);
   std::ofstream(dir / "stats.jsonl") << "{}\n";
   const auto files = checkpoint::list(dir.path());
   REQUIRE(files.size() == 4);

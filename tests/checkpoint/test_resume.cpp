@@ -7,28 +7,16 @@
 
 #include "lib/checkpoint/files.hpp"
 #include "lib/checkpoint/resume.hpp"
+#include "tests/checkpoint/fixtures.hpp"
 #include "tests/support.hpp"
 
 namespace fs = std::filesystem;
 using namespace fsicut;
 using test::ScratchDir;
 
-namespace {
-
-checkpoint::Snapshot at_frame(int frame) {
-  checkpoint::Snapshot s;
-  s.frame = frame;
-  s.time = 0.5 * frame;
-  s.fsicut_version = "test";
-  s.scene = "{}";
-  return s;
-}
-
-}  // namespace
-
 TEST_CASE("newest_intact skips a truncated and a corrupted newer checkpoint and lists them") {
   ScratchDir dir("checkpoint");
-  for (int f = 1; f <= 3; ++f) checkpoint::write(dir.path(), at_frame(f), 3);
+  for (int f = 1; f <= 3; ++f) checkpoint::write(dir.path(), test::snapshot_at(f), 3);
   const fs::path third = checkpoint::file_name(dir.path(), 3), second = checkpoint::file_name(dir.path(), 2);
   fs::resize_file(third, fs::file_size(third) - 10);
   std::string bytes = checkpoint::read_bytes(second);
@@ -40,7 +28,7 @@ TEST_CASE("newest_intact skips a truncated and a corrupted newer checkpoint and 
   CHECK(found->file == checkpoint::file_name(dir.path(), 1));
   CHECK(found->info.frame == 1);
   CHECK(found->info.time == 0.5);
-  CHECK(found->bytes == checkpoint::encode(at_frame(1)));
+  CHECK(found->bytes == checkpoint::encode(test::snapshot_at(1)));
   CHECK(found->unusable == std::vector<fs::path>{third, second});
   // Choosing deletes nothing: the caller does once it has restored the one found.
   CHECK(fs::exists(third));

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "lib/coupling/partitioned.hpp"
+#include "tests/support.hpp"
 
 namespace fsicut {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 using coupling::PartitionedSettings;
 using coupling::Vector;
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using test::contains;
 
 // One dof: the liquid answers v with g = -a v [N], the solid answers g with
 // v = b + g / m [m/s]. Plain iteration's error is multiplied by -a / m each

@@ -11,27 +11,19 @@
 #include "lib/levelset/mesh_sdf.hpp"
 #include "lib/levelset/solid_sdf.hpp"
 #include "lib/mesh/box.hpp"
+#include "tests/cutcell/fixtures.hpp"
 
 using namespace fsicut;
 using namespace fsicut::cutcell;
 
 namespace {
 
-// An 8^3 grid of 0.1 m cells and one box solid: its node SDF, the face
+// An 8^3 grid of 0.1 m cells and one box solid (test::BoxInGrid), the face
 // fractions with thin walls closed, and the split cells.
-struct Setup {
-  grid::MacGrid grid;
-  std::vector<levelset::MeshDistance> surfaces;
-  grid::Array3<Real> phi;
+struct Setup : test::BoxInGrid {
   FaceFractions fractions;
   SplitCells split;
-  Setup(const Vec3& lo, const Vec3& hi) {
-    grid.resolution = {8, 8, 8};
-    grid.dx = 0.1;
-    const mesh::TetMesh m = mesh::box_mesh(lo, hi, Vec3i(1, 4, 4));
-    surfaces.emplace_back(m.rest, m.boundary);
-    phi = levelset::sample_mesh_sdf_at_nodes(grid, surfaces[0], 5 * grid.dx);
-    levelset::resolve_surface_ties(grid, phi);
+  Setup(const Vec3& lo, const Vec3& hi) : BoxInGrid(lo, hi, Vec3i(1, 4, 4)) {
     compute_face_fractions(grid, phi, fractions);
     grid::Array3<char> flagged;
     close_thin_solid_faces(grid, phi, surfaces, fractions, flagged);

@@ -7,26 +7,16 @@
 #include "lib/levelset/mesh_sdf.hpp"
 #include "lib/levelset/solid_sdf.hpp"
 #include "lib/mesh/box.hpp"
+#include "tests/cutcell/fixtures.hpp"
 
 using namespace fsicut;
 using namespace fsicut::cutcell;
 
 namespace {
 
-// A grid of 8^3 cells of 0.1 m and one box solid in it: the node SDF (ties
-// resolved, as the simulator samples it) and the surface.
-struct Setup {
-  grid::MacGrid grid;
-  std::vector<levelset::MeshDistance> surfaces;
-  grid::Array3<Real> phi;
-  Setup(const Vec3& lo, const Vec3& hi, const Vec3i& cells) {
-    grid.resolution = {8, 8, 8};
-    grid.dx = 0.1;
-    const mesh::TetMesh m = mesh::box_mesh(lo, hi, cells);
-    surfaces.emplace_back(m.rest, m.boundary);
-    phi = levelset::sample_mesh_sdf_at_nodes(grid, surfaces[0], 5 * grid.dx);
-    levelset::resolve_surface_ties(grid, phi);
-  }
+// A grid of 8^3 cells of 0.1 m and one box solid in it (test::BoxInGrid).
+struct Setup : test::BoxInGrid {
+  using BoxInGrid::BoxInGrid;
   bool apart(const Vec3i& a, const Vec3i& b) const { return separated(grid, phi, surfaces, a, b); }
 };
 

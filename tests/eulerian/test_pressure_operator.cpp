@@ -14,17 +14,13 @@ using namespace fsicut::eulerian;
 TEST_CASE("eulerian pressure operator: the stencil applies J M^-1 J^T and J and J^T as the assembled matrices") {
   // A ball touching two walls (their nodes are not unknowns), masses varying
   // per node, the rows in a shuffled order; random p and v.
-  const grid::MacGrid g = test::cube_grid(8, 0.125);
-  const MaterialShape shape = test::ball(g, Vec3(0.3, 0.3, 0.5), 0.3);
-  const ElasticState s = evaluate_elasticity(g, zero_field(g), test::all_valid(g), shape, lame_from_young(1e5, 0.3));
-  std::vector<Real> node_mass = lumped_masses(g, s, 1000);
   std::mt19937 rng(7);
-  std::uniform_real_distribution<Real> factor(0.5, 2), value(-1, 1);
-  for (Real& m : node_mass) m *= factor(rng);
-  const Unknowns unknowns = make_unknowns(g, node_mass);
-  const Vector mass = gather_mass(unknowns, node_mass);
-  std::vector<Vec3i> cells = s.cells;
-  std::shuffle(cells.begin(), cells.end(), rng);
+  const test::ShuffledBall ball = test::shuffled_ball(rng);
+  const grid::MacGrid& g = ball.grid;
+  const std::vector<Vec3i>& cells = ball.cells;
+  const Unknowns& unknowns = ball.unknowns;
+  const Vector& mass = ball.mass;
+  std::uniform_real_distribution<Real> value(-1, 1);
   const linsolve::SparseMatrix J = divergence_matrix(g, cells, unknowns);
   const linsolve::SparseMatrix A = pressure_matrix(g, cells, unknowns, mass);
   const PressureOperator op(g, cells, unknowns, mass);

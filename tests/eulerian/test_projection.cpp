@@ -150,17 +150,12 @@ TEST_CASE("eulerian projection: the correction through G (Eq. 13 as printed) is 
 TEST_CASE("eulerian projection: the stencil-assembled J M^-1 J^T equals the sparse product entry by entry") {
   // A ball touching two walls (their nodes are not unknowns), masses varying
   // per node, the rows in a shuffled order.
-  const grid::MacGrid g = test::cube_grid(8, 0.125);
-  const MaterialShape shape = test::ball(g, Vec3(0.3, 0.3, 0.5), 0.3);
-  const ElasticState s = evaluate_elasticity(g, zero_field(g), test::all_valid(g), shape, lame_from_young(1e5, 0.3));
-  std::vector<Real> node_mass = lumped_masses(g, s, 1000);
   std::mt19937 rng(4);
-  std::uniform_real_distribution<Real> factor(0.5, 2);
-  for (Real& m : node_mass) m *= factor(rng);
-  const Unknowns unknowns = make_unknowns(g, node_mass);
-  const Vector mass = gather_mass(unknowns, node_mass);
-  std::vector<Vec3i> cells = s.cells;
-  std::shuffle(cells.begin(), cells.end(), rng);
+  const test::ShuffledBall ball = test::shuffled_ball(rng);
+  const grid::MacGrid& g = ball.grid;
+  const std::vector<Vec3i>& cells = ball.cells;
+  const Unknowns& unknowns = ball.unknowns;
+  const Vector& mass = ball.mass;
   const linsolve::SparseMatrix J = divergence_matrix(g, cells, unknowns);
   const Eigen::MatrixXd product = Eigen::MatrixXd(J) * mass.cwiseInverse().asDiagonal() * Eigen::MatrixXd(J).transpose();
   const linsolve::SparseMatrix A = pressure_matrix(g, cells, unknowns, mass);

@@ -8,6 +8,7 @@
 
 #include "lib/core/cancel.hpp"
 #include "lib/linsolve/block_diagonal_cholesky.hpp"
+#include "tests/linsolve/fixtures.hpp"
 
 using namespace fsicut;
 using namespace fsicut::linsolve;
@@ -45,13 +46,6 @@ SparseMatrix block_system(const std::vector<int>& sizes, std::mt19937& rng, int 
   return A;
 }
 
-Vector random_vector(Index n, std::mt19937& rng) {
-  std::uniform_real_distribution<Real> value(-1, 1);
-  Vector v(n);
-  for (Index i = 0; i < n; ++i) v[i] = value(rng);
-  return v;
-}
-
 Real relative_error(const Vector& x, const Vector& reference) { return (x - reference).norm() / reference.norm(); }
 
 }  // namespace
@@ -71,7 +65,7 @@ TEST_CASE("block-diagonal Cholesky: finds the diagonal blocks and solves as a de
       start += sizes[k];
     }
     CHECK(chol.block_start(chol.blocks()) == start);
-    const Vector b = random_vector(A.rows(), rng);
+    const Vector b = test::random_vector(A.rows(), rng);
     const Vector reference = Eigen::LLT<Matrix>(Matrix(A)).solve(b);
     Vector x;
     chol.solve(b, x);
@@ -86,7 +80,7 @@ TEST_CASE("block-diagonal Cholesky: a pair factored and solved together equals e
   REQUIRE(a.compute_pair(A, b, B));
   CHECK(a.blocks() == 3);
   CHECK(b.blocks() == 2);
-  const Vector rhs = random_vector(A.rows(), rng);
+  const Vector rhs = test::random_vector(A.rows(), rng);
   Vector x, y;
   a.solve_pair(rhs, x, &b, &y);
   CHECK(relative_error(x, Eigen::LLT<Matrix>(Matrix(A)).solve(rhs)) <= 1e-12);
@@ -125,7 +119,7 @@ TEST_CASE("block-diagonal Cholesky: a pair refactorized on its kept analysis equ
   REQUIRE(a.factorize_pair(A2, b, B2));
   BlockDiagonalCholesky fresh_a, fresh_b;
   REQUIRE(fresh_a.compute_pair(A2, fresh_b, B2));
-  const Vector rhs = random_vector(A.rows(), rng);
+  const Vector rhs = test::random_vector(A.rows(), rng);
   Vector x, y, fx, fy;
   a.solve_pair(rhs, x, &b, &y);
   fresh_a.solve_pair(rhs, fx, &fresh_b, &fy);
@@ -144,7 +138,7 @@ TEST_CASE("block-diagonal Cholesky: under a stop scope it factors as in place, a
   const SparseMatrix A = block_system({4, 9, 3}, rng), B = block_system({6, 10}, rng);
   BlockDiagonalCholesky a, b;
   REQUIRE(a.compute_pair(A, b, B));
-  const Vector rhs = random_vector(A.rows(), rng);
+  const Vector rhs = test::random_vector(A.rows(), rng);
   Vector x, y;
   a.solve_pair(rhs, x, &b, &y);
 

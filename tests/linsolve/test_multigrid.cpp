@@ -7,6 +7,7 @@
 
 #include "lib/linsolve/multigrid.hpp"
 #include "lib/linsolve/pcg.hpp"
+#include "tests/linsolve/fixtures.hpp"
 
 using namespace fsicut;
 using namespace fsicut::linsolve;
@@ -83,14 +84,6 @@ SplitLaplacian split_laplacian(int n) {
   return s;
 }
 
-Vector random_vector(Index n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<Real> u(-1, 1);
-  Vector v(n);
-  for (Index i = 0; i < n; ++i) v[i] = u(rng);
-  return v;
-}
-
 }  // namespace
 
 TEST_CASE("multigrid: unknowns sharing a grid cell give a symmetric positive cycle and PCG converges") {
@@ -101,7 +94,7 @@ TEST_CASE("multigrid: unknowns sharing a grid cell give a symmetric positive cyc
   REQUIRE(mg.ok());
   CHECK(mg.levels() >= 3);
   for (unsigned seed = 1; seed <= 3; ++seed) {
-    const Vector x = random_vector(s.A.rows(), seed), y = random_vector(s.A.rows(), 100 + seed);
+    const Vector x = test::random_vector(s.A.rows(), seed), y = test::random_vector(s.A.rows(), 100 + seed);
     Vector mx, my;
     mg.apply(x, mx);
     mg.apply(y, my);
@@ -134,7 +127,7 @@ TEST_CASE("multigrid: a hierarchy refreshed with a new matrix on the same cells 
   REQUIRE(kept.ok());
   const Multigrid fresh(A2, s.cells);
   CHECK(kept.levels() == fresh.levels());
-  const Vector r = random_vector(A2.rows(), 5);
+  const Vector r = test::random_vector(A2.rows(), 5);
   Vector z_kept, z_fresh;
   kept.apply(r, z_kept);
   fresh.apply(r, z_fresh);

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "lib/linsolve/nnls.hpp"
+#include "tests/linsolve/fixtures.hpp"
 
 using namespace fsicut;
 using namespace fsicut::linsolve;
@@ -20,13 +21,6 @@ Matrix random_matrix(int rows, int cols, std::mt19937& rng) {
   for (int j = 0; j < cols; ++j)
     for (int i = 0; i < rows; ++i) A(i, j) = value(rng);
   return A;
-}
-
-Vec random_vector(int n, std::mt19937& rng, Real lo = -1, Real hi = 1) {
-  std::uniform_real_distribution<Real> value(lo, hi);
-  Vec v(n);
-  for (int i = 0; i < n; ++i) v[i] = value(rng);
-  return v;
 }
 
 // The KKT conditions of min |A x - b| over x >= 0, with w = A^T (b - A x):
@@ -53,7 +47,7 @@ TEST_CASE("NNLS: the solution meets the KKT conditions on random problems of eve
                              std::pair{4, 1}}) {
     for (int trial = 0; trial < 20; ++trial) {
       const Matrix A = random_matrix(m, n, rng);
-      const Vec b = random_vector(m, rng);
+      const Vec b = test::random_vector(m, rng);
       const NnlsResult r = nonnegative_least_squares(A, b);
       CHECK(r.converged);
       CHECK(r.iterations >= 0);
@@ -71,10 +65,10 @@ TEST_CASE("NNLS: an unconstrained optimum inside the orthant is the least-square
   std::mt19937 rng(11);
   for (int trial = 0; trial < 10; ++trial) {
     const Matrix A = random_matrix(15, 6, rng);
-    const Vec x_star = random_vector(6, rng, 1, 2);
+    const Vec x_star = test::random_vector(6, rng, 1, 2);
     // b off the range of A by a small residual: the least-squares solution
     // stays near x_star, so it is positive.
-    const Vec b = A * x_star + 1e-2 * random_vector(15, rng);
+    const Vec b = A * x_star + 1e-2 * test::random_vector(15, rng);
     const Vec ls = A.colPivHouseholderQr().solve(b);
     REQUIRE(ls.minCoeff() > 0);
     const NnlsResult r = nonnegative_least_squares(A, b);

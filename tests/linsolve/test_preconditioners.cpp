@@ -7,6 +7,7 @@
 #include "lib/linsolve/mic.hpp"
 #include "lib/linsolve/multigrid.hpp"
 #include "lib/linsolve/pcg.hpp"
+#include "tests/linsolve/fixtures.hpp"
 
 using namespace fsicut;
 using namespace fsicut::linsolve;
@@ -64,16 +65,8 @@ Pool pool(int n) {
   return p;
 }
 
-Vector random_vector(Index n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<Real> u(-1, 1);
-  Vector v(n);
-  for (Index i = 0; i < n; ++i) v[i] = u(rng);
-  return v;
-}
-
 int iterations(const Pool& p, Preconditioner kind) {
-  const Vector b = p.A * random_vector(p.A.rows(), 7);
+  const Vector b = p.A * test::random_vector(p.A.rows(), 7);
   Vector x = Vector::Zero(b.size());
   PcgSettings s;
   const Report r = solve_pcg(p.A, b, x, s, make_preconditioner(kind, p.A, p.cells));
@@ -92,7 +85,7 @@ TEST_CASE("preconditioners: multigrid, MIC(0) and IC(0) are symmetric and positi
     const ApplyPreconditioner apply = make_preconditioner(kind, p.A, p.cells);
     REQUIRE(apply);
     for (unsigned seed = 1; seed <= 3; ++seed) {
-      const Vector x = random_vector(p.A.rows(), seed), y = random_vector(p.A.rows(), 100 + seed);
+      const Vector x = test::random_vector(p.A.rows(), seed), y = test::random_vector(p.A.rows(), 100 + seed);
       Vector px, py;
       apply(x, px);
       apply(y, py);
@@ -131,14 +124,14 @@ TEST_CASE("preconditioners: multigrid smoothing a lowered operator A - C is SPD 
   REQUIRE(lowered.ok());
   const ApplyPreconditioner apply = [&](const Vector& r, Vector& z) { lowered.apply(r, z); };
   for (unsigned seed = 1; seed <= 3; ++seed) {
-    const Vector x = random_vector(n, seed), y = random_vector(n, 100 + seed);
+    const Vector x = test::random_vector(n, seed), y = test::random_vector(n, 100 + seed);
     Vector px, py;
     apply(x, px);
     apply(y, py);
     CHECK(std::abs(x.dot(py) - y.dot(px)) <= 1e-12 * x.norm() * py.norm());
     CHECK(x.dot(px) > 0);
   }
-  const Vector solution = random_vector(n, 7), b = S * solution;
+  const Vector solution = test::random_vector(n, 7), b = S * solution;
   PcgSettings s;
   Vector x = Vector::Zero(n);
   const Report r = solve_pcg(S, b, x, s, apply);
@@ -166,7 +159,7 @@ TEST_CASE("preconditioners: multigrid smoothing a lowered operator A - C is SPD 
   const Multigrid no_lowering(A, p.cells, [&](const Vector&, Vector& ys) { ys = Vector::Zero(n); });
   const Multigrid empty_support(A, p.cells, [&](const Vector&, Vector&) { FAIL("called with no support"); }, {});
   for (unsigned seed = 1; seed <= 3; ++seed) {
-    const Vector v = random_vector(n, 20 + seed);
+    const Vector v = test::random_vector(n, 20 + seed);
     Vector full, gathered, zero, empty;
     lowered.apply(v, full);
     on_support.apply(v, gathered);
@@ -202,7 +195,7 @@ TEST_CASE("preconditioners: MIC(0) needs fewer PCG iterations than IC(0) on a Po
 
 TEST_CASE("preconditioners: every preconditioner gives the direct solution") {
   const Pool p = pool(16);
-  const Vector b = random_vector(p.A.rows(), 11);
+  const Vector b = test::random_vector(p.A.rows(), 11);
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<Real>> direct(Eigen::SparseMatrix<Real>(p.A));
   REQUIRE(direct.info() == Eigen::Success);
   const Vector exact = direct.solve(b);

@@ -5,18 +5,14 @@
 #include "lib/core/error.hpp"
 #include "lib/mesh/check.hpp"
 #include "lib/mesh/primitives.hpp"
+#include "tests/mesh/fixtures.hpp"
 
 using namespace fsicut;
 using namespace fsicut::mesh;
 
 namespace {
 
-Real min_tet_volume(const TetMesh& m) {
-  Real v = std::numeric_limits<Real>::infinity();
-  for (const Tet& t : m.tets)
-    v = std::min(v, tet_volume(m.rest.col(t[0]), m.rest.col(t[1]), m.rest.col(t[2]), m.rest.col(t[3])));
-  return v;
-}
+using test::min_tet_volume;
 
 Vec3 node_mean(const TetMesh& m) { return m.rest.rowwise().mean(); }
 

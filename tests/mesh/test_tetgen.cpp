@@ -6,6 +6,7 @@
 #include "lib/mesh/check.hpp"
 #include "lib/mesh/obj.hpp"
 #include "lib/mesh/primitives.hpp"
+#include "tests/mesh/fixtures.hpp"
 #include "lib/mesh/tetgen.hpp"
 #include "tests/support.hpp"
 
@@ -16,12 +17,7 @@ namespace {
 
 constexpr Real VOLUME_TOLERANCE = 1e-9;  // relative, round-off of summing tets
 
-Real min_tet_volume(const TetMesh& m) {
-  Real v = std::numeric_limits<Real>::infinity();
-  for (const Tet& t : m.tets)
-    v = std::min(v, tet_volume(m.rest.col(t[0]), m.rest.col(t[1]), m.rest.col(t[2]), m.rest.col(t[3])));
-  return v;
-}
+using test::min_tet_volume;
 
 Real max_tet_volume(const TetMesh& m) {
   Real v = 0;

@@ -5,6 +5,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/scene/load.hpp"
+#include "tests/scene/fixtures.hpp"
 #include "tests/support.hpp"
 
 using namespace fsicut;
@@ -20,18 +21,10 @@ Scene parse(const std::string& text, const std::vector<Override>& overrides = {}
 
 // The message of the SceneError that parsing `text` throws ("" if none).
 std::string error_of(const std::string& text, const std::vector<Override>& overrides = {}) {
-  try {
-    parse(text, overrides);
-  } catch (const SceneError& e) {
-    CHECK(e.code() == ExitCode::data);
-    return e.what();
-  }
-  return "";
+  return test::scene_error(text, overrides);
 }
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::contains;
 
 }  // namespace
 

@@ -6,6 +6,8 @@
 
 #include "lib/core/error.hpp"
 #include "lib/scene/load.hpp"
+#include "tests/scene/fixtures.hpp"
+#include "tests/support.hpp"
 
 using namespace fsicut;
 using namespace fsicut::scene;
@@ -19,19 +21,9 @@ const std::string SCHEME = R"("coupling": { "scheme": "eulerian" })";
 Scene parse(const std::string& body) { return parse_scene("{ " + body + " }", "e.json", "/scenes"); }
 
 // The message of the SceneError (exit 65) parsing `body` throws ("" if none).
-std::string error_of(const std::string& body) {
-  try {
-    parse(body);
-  } catch (const SceneError& e) {
-    CHECK(e.code() == ExitCode::data);
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(const std::string& body) { return test::scene_error("{ " + body + " }", {}, "e.json"); }
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::contains;
 
 std::string eulerian_solid(const std::string& extra = "") {
   return R"("solids": [ { )" + BALL + R"(, "representation": "eulerian")" + extra + " } ]";

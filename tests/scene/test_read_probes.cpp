@@ -6,6 +6,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/scene/load.hpp"
+#include "tests/scene/fixtures.hpp"
 
 using namespace fsicut;
 using namespace fsicut::scene;
@@ -18,15 +19,7 @@ std::string with_probes(const std::string& probes) {
     "probes": )" + probes + " }";
 }
 
-std::string error_of(const std::string& probes) {
-  try {
-    parse_scene(with_probes(probes), "test.json", "/scenes");
-  } catch (const SceneError& e) {
-    CHECK(e.code() == ExitCode::data);
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(const std::string& probes) { return test::scene_error(with_probes(probes)); }
 
 }  // namespace
 

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "lib/core/error.hpp"
-#include "tests/solid/solid_support.hpp"
+#include "tests/solid/fixtures.hpp"
 
 using namespace fsicut;
 using namespace fsicut::solid;

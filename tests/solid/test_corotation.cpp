@@ -5,7 +5,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "tests/solid/solid_support.hpp"
+#include "tests/solid/fixtures.hpp"
 
 using namespace fsicut;
 using namespace fsicut::solid;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "lib/linsolve/block_diagonal_cholesky.hpp"
-#include "tests/solid/solid_support.hpp"
+#include "tests/solid/fixtures.hpp"
 
 using namespace fsicut;
 using namespace fsicut::solid;

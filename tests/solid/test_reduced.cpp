@@ -7,7 +7,7 @@
 #include <string>
 
 #include "lib/solid/reduced.hpp"
-#include "tests/solid/solid_support.hpp"
+#include "tests/solid/fixtures.hpp"
 
 using namespace fsicut;
 using namespace fsicut::solid;

@@ -36,9 +36,6 @@
 //                          set-up gives the results of a fresh one bit for bit
 //                   probes, obstacle_surfaces: built by the constructor from the
 //                          scene (probe sites, obstacle cut cells: static)
-//                   eulerian: section EULR (sim/eulerian_run.hpp
-//                          eulerian_record lists what is stored and what
-//                          the constructor rebuilds), only for such scenes
 //   solid::Body     x, v: stored. R: recomputed from x (update_rotations).
 //                   name: stored and checked. Everything else (mesh, material,
 //                   mass, pinned, dofs, rest_volume, Dm_inv, K0, K0q, layouts) is

@@ -7,6 +7,7 @@
 
 #include "lib/fluid/liquid.hpp"
 #include "lib/sim/advance.hpp"
+#include "lib/sim/cutcell/simulator.hpp"
 
 namespace fsicut::test {
 

@@ -14,8 +14,9 @@
 #include "lib/core/error.hpp"
 #include "lib/core/timer.hpp"
 #include "lib/scene/load.hpp"
-#include "lib/sim/stats.hpp"
+#include "lib/sim/cutcell/couple.hpp"
 #include "lib/sim/cutcell/simulator.hpp"
+#include "lib/sim/stats.hpp"
 #include "tests/sim/cutcell/coupled_support.hpp"
 
 namespace fsicut {

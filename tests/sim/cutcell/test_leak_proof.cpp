@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "lib/sim/cutcell/couple.hpp"
 #include "lib/solid/body.hpp"
 #include "tests/sim/cutcell/liquid_support.hpp"
 #include "tests/sim/cutcell/coupled_support.hpp"
@@ -100,14 +101,14 @@ TEST_SUITE("validation") {
         "pinned": [ { "type": "box", "min": [0.7, -0.1, -0.1], "max": [1.0, 1.1, 0.3] } ] } ])"));
     for (sim::CutCellSimulator* s : {&obstacle, &solid}) {
       const bool deformable = s == &solid;
-      const Real v0 = sim::liquid_volume(*s);
+      const Real v0 = *s->liquid_volume();
       Real worst = 0;
       Index crossed = 0;
       test::advance(*s, 1.5, [&](const sim::CutCellSimulator& st) {
         worst = std::max(worst, test::max_liquid_face_speed(*st.liquid));
         crossed = std::max(crossed, count_beyond(*st.liquid, 0.75));
       });
-      const Real drift = sim::liquid_volume(*s) / v0 - 1;
+      const Real drift = *s->liquid_volume() / v0 - 1;
       MESSAGE(std::string(deformable ? "deformable wall" : "obstacle") << ": largest liquid speed over 1.5 s " << worst
                                                              << " m/s, particles past x = 0.75 m " << crossed
                                                              << ", volume drift " << 100 * drift << " %");
@@ -144,12 +145,12 @@ TEST_SUITE("validation") {
     REQUIRE(solid.liquid->particles.cols() == obstacle.liquid->particles.cols());
     CHECK((solid.liquid->particles - obstacle.liquid->particles).cwiseAbs().maxCoeff() == 0);
     for (sim::CutCellSimulator* s : {&obstacle, &solid}) {
-      const Real v0 = sim::liquid_volume(*s);
+      const Real v0 = *s->liquid_volume();
       Real worst = 0;
       test::advance(*s, 1.0, [&](const sim::CutCellSimulator& st) {
         worst = std::max(worst, test::max_liquid_face_speed(*st.liquid));
       });
-      const Real drift = sim::liquid_volume(*s) / v0 - 1;
+      const Real drift = *s->liquid_volume() / v0 - 1;
       MESSAGE(std::string(s == &solid ? "pinned solid" : "obstacle") << ": largest liquid speed over 1 s " << worst
                                                           << " m/s, volume drift " << 100 * drift << " %");
       CHECK(worst < STILL_SPEED);

@@ -1,4 +1,4 @@
-// The liquid volume that stats.jsonl reports (sim::liquid_volume), beside
+// The liquid volume that stats.jsonl reports (sim::CutCellSimulator::liquid_volume), beside
 // walls thinner than a cell: the water in the slivers between a wall and the
 // faces of the cell it divides counts (fluid/volume.hpp), and a cell holding
 // part of a wall counts its open part (levelset::cell_open_fraction).
@@ -26,7 +26,7 @@ sim::CutCellSimulator divided_tank(Real centre, Real cells, bool pinned) {
     "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [0.4, 0.25, 0.1] } ] }, )" + wall + "}");
 }
 
-// The relative error of sim::liquid_volume in a divided tank with a wall
+// The relative error of CutCellSimulator::liquid_volume in a divided tank with a wall
 // `cells` thick against the water's volume: the tank's 0.01 m^3 less the
 // wall's share below the surface.
 Real water_error(const sim::CutCellSimulator& s, Real cells) {

@@ -84,7 +84,7 @@ std::pair<sim::CutCellSimulator, sim::FrameStats> run_for_a_while(const std::str
 
 
 // The momentum the liquid, the solids and the rest (walls, static obstacles,
-// air) exchange in one coupled projection of `scene` (stage 5 as sim::step runs
+// air) exchange in one coupled projection of `scene` (stage 5 as CutCellSimulator::step runs
 // it, after gravity and stage 4), each [kg m/s]:
 //  - liquid: sum over faces of rho w_f dx^3 (u_after - u_before), w the open
 //    face fractions (the liquid's discrete momentum, that of its kinetic energy);

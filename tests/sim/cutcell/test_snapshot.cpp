@@ -244,7 +244,7 @@ TEST_CASE("the checkpointed structs have the members snapshot.cpp lists") {
 #if defined(__x86_64__) && defined(__GLIBCXX__)
   CHECK_MESSAGE(sizeof(fluid::Liquid) == 1560, "fluid::Liquid changed: update lib/sim/cutcell/snapshot.cpp");
   CHECK_MESSAGE(sizeof(solid::Body) == 472, "solid::Body changed: update lib/sim/cutcell/snapshot.cpp");
-  CHECK_MESSAGE(sizeof(sim::CutCellSimulator) == 2920, "sim::CutCellSimulator changed: update lib/sim/cutcell/snapshot.cpp");
+  CHECK_MESSAGE(sizeof(sim::CutCellSimulator) == 2440, "sim::CutCellSimulator changed: update lib/sim/cutcell/snapshot.cpp");
   CHECK_MESSAGE(sizeof(sim::FrameStats) == 280, "sim::FrameStats changed: update lib/sim/cutcell/snapshot.cpp");
 #else
   MESSAGE("struct sizes are only recorded for x86-64 with libstdc++");

@@ -161,7 +161,6 @@ TEST_CASE("eulerian run: a solid alone in void takes the scene's initial velocit
                   "mesh": { "type": "sphere", "center": [0.4, 0.4, 0.4], "radius": 0.15 } } ],
     "coupling": { "scheme": "eulerian" } })",
                                                         "void.json", "."));
-  REQUIRE(s.eulerian);
   CHECK_FALSE(s.world.smoke);
   sim::advance_frames_to(s, 4.0 / 24);
   const eulerian::SolidMeasure m = eulerian::measure_solid(s.world.solids[0]);
@@ -236,9 +235,9 @@ TEST_CASE("eulerian run: contact_cfl sets the substep's CFL number while two sol
                                                "balls.json", "."));
   };
   const std::string paper = R"(, "eulerian": { "contact_cfl": 0.6 })";
-  CHECK(sim::eulerian_cfl(two_balls(1, paper)) == 0.6);
-  CHECK(sim::eulerian_cfl(two_balls(4, paper)) == 1.8);
-  CHECK(sim::eulerian_cfl(two_balls(1, "")) == 1.8);
+  CHECK(two_balls(1, paper).cfl_number() == 0.6);
+  CHECK(two_balls(4, paper).cfl_number() == 1.8);
+  CHECK(two_balls(1, "").cfl_number() == 1.8);
   // The substep follows: the fastest speed is 1 m/s, so dt = cfl dx / (1 m/s + the gravity term, 0 here).
   CHECK(sim::cfl_limit(two_balls(1, paper)) == doctest::Approx(0.6 * 0.05 / 1));
   CHECK(sim::cfl_limit(two_balls(4, paper)) == doctest::Approx(1.8 * 0.05 / 1));

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the solid tests: bodies on structured box meshes and
+// Fixtures shared by the tests of lib/solid: bodies on structured box meshes and
 // rigid-body measurements.
 #include <Eigen/Geometry>
 
@@ -51,7 +51,7 @@ inline Vec3 angular_velocity(const solid::Body& b) {
   return I.ldlt().solve(angular_momentum(b, c));
 }
 
-// One step of a solid on its own, in sim::step's order: positions (stage 1),
+// One step of a solid on its own, in CutCellSimulator::step's order: positions (stage 1),
 // gravity by forward Euler (stage 3), the backward Euler velocity step (stage 5).
 inline linsolve::Report step(solid::Body& b, Real dt, const Vec3& gravity, const linsolve::PcgSettings& pcg = {}) {
   solid::update_positions(b, dt);
