@@ -8,9 +8,6 @@
 namespace fsicut {
 
 using Real = double;
-
-// pi to double precision (one definition, shared by every file that needs it).
-inline constexpr Real PI = 3.14159265358979323846;
 using Vec3 = Eigen::Vector3d;
 using Vec3i = Eigen::Vector3i;
 using Index = std::int64_t;

@@ -13,6 +13,8 @@
 namespace fsicut::mesh {
 namespace {
 
+constexpr Real PI = 3.14159265358979323846;
+
 void check_radius(Real radius, const char* what) {
   if (!(radius > 0) || !std::isfinite(radius)) {
     std::ostringstream s;

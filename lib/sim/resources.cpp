@@ -69,13 +69,13 @@ void add_tetgen_solid(ResourceEstimate& e, const SolidDesc& s) {
   switch (m.type) {
     case MeshDesc::Type::sphere:
       vertices = icosphere_vertices(m.subdivisions);
-      volume = 4.0 / 3.0 * PI * std::pow(m.radius, 3);
-      area = 4 * PI * m.radius * m.radius;
+      volume = 4.0 / 3.0 * M_PI * std::pow(m.radius, 3);
+      area = 4 * M_PI * m.radius * m.radius;
       break;
     case MeshDesc::Type::shell:
       vertices = 2 * icosphere_vertices(m.subdivisions);
-      volume = 4.0 / 3.0 * PI * (std::pow(m.outer_radius, 3) - std::pow(m.inner_radius, 3));
-      area = 4 * PI * (m.outer_radius * m.outer_radius + m.inner_radius * m.inner_radius);
+      volume = 4.0 / 3.0 * M_PI * (std::pow(m.outer_radius, 3) - std::pow(m.inner_radius, 3));
+      area = 4 * M_PI * (m.outer_radius * m.outer_radius + m.inner_radius * m.inner_radius);
       break;
     case MeshDesc::Type::obj: {
       const std::optional<ObjSize> size = obj_size(m.path);
@@ -104,7 +104,7 @@ void add_tetgen_solid(ResourceEstimate& e, const SolidDesc& s) {
 double region_volume(const Shape& s, double grid_volume) {
   switch (s.type) {
     case Shape::Type::box: return (s.max - s.min).prod();
-    case Shape::Type::sphere: return 4.0 / 3.0 * PI * s.radius * s.radius * s.radius;
+    case Shape::Type::sphere: return 4.0 / 3.0 * M_PI * s.radius * s.radius * s.radius;
     case Shape::Type::obj: return grid_volume;
   }
   return grid_volume;

@@ -74,7 +74,7 @@ mesh::TetMesh build_untransformed(const MeshDesc& desc, const std::string& scene
     case MeshDesc::Type::sphere:
       check.positive("radius", desc.radius);
       check.subdivisions();
-      check.tetgen(4.0 / 3.0 * PI * std::pow(desc.radius, 3));
+      check.tetgen(4.0 / 3.0 * M_PI * std::pow(desc.radius, 3));
       return mesh::sphere_mesh(desc.center, desc.radius, desc.subdivisions, options);
     case MeshDesc::Type::shell:
       check.positive("outer_radius", desc.outer_radius);
@@ -83,7 +83,7 @@ mesh::TetMesh build_untransformed(const MeshDesc& desc, const std::string& scene
         check.fail("inner_radius", "must be smaller than outer_radius (" + Validator::text(desc.inner_radius) +
                                        " >= " + Validator::text(desc.outer_radius) + ")");
       check.subdivisions();
-      check.tetgen(4.0 / 3.0 * PI * (std::pow(desc.outer_radius, 3) - std::pow(desc.inner_radius, 3)));
+      check.tetgen(4.0 / 3.0 * M_PI * (std::pow(desc.outer_radius, 3) - std::pow(desc.inner_radius, 3)));
       return mesh::shell_mesh(desc.center, desc.outer_radius, desc.inner_radius, desc.subdivisions, options);
     case MeshDesc::Type::obj: {
       const mesh::SurfaceMesh surface = mesh::read_obj(desc.path);

@@ -18,6 +18,8 @@
 namespace fsicut::solid {
 namespace {
 
+constexpr Real PI = 3.14159265358979323846;
+
 // A free body's rigid eigenvalues are round-off of the eigensolver (dense:
 // ~eps lambda_max; Lanczos: its tolerance times |lambda - sigma|), while a
 // genuine elastic mode of any sane mesh sits far above lambda_max * 1e-9
