@@ -12,7 +12,7 @@
 #include "lib/checkpoint/snapshot.hpp"
 #include "lib/checkpoint/solids.hpp"
 #include "lib/solid/corotation.hpp"
-#include "tests/solid/solid_support.hpp"
+#include "tests/solid/fixtures.hpp"
 #include "tests/support.hpp"
 
 using namespace fsicut;
