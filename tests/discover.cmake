@@ -17,6 +17,7 @@ endif()
 string(REPLACE "|" ";" folders "${FOLDERS}")
 
 function(unescape_xml var text)
+  string(REPLACE "@SEMICOLON@" ";" text "${text}")
   string(REPLACE "&lt;" "<" text "${text}")
   string(REPLACE "&gt;" ">" text "${text}")
   string(REPLACE "&quot;" "\"" text "${text}")
@@ -27,6 +28,8 @@ endfunction()
 
 set(script "")
 set(count 0)
+# A semicolon (of an entity such as &amp;) would split CMake's list of matches.
+string(REPLACE ";" "@SEMICOLON@" xml "${xml}")
 string(REGEX MATCHALL "<TestCase [^>]*/>" cases "${xml}")
 foreach(case IN LISTS cases)
   string(REGEX MATCH " name=\"([^\"]*)\"" _ "${case}")
