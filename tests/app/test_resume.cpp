@@ -207,11 +207,11 @@ TEST_SUITE("app") {
 
 TEST_CASE("the same scene and thread count give bit-identical files") {
   ScratchDir dir("resume");
-  const fs::path scene = write_scene(dir, "liquid.json", LIQUID_SCENE);
+  const fs::path scene = write_scene(dir, LIQUID_SCENE, "liquid.json");
   const Result r = run(scene, dir / "again", {"-q"});
   REQUIRE(r.code == 0);
   check_same_output(reference("liquid"), dir / "again");
-  const fs::path solid = write_scene(dir, "solid.json", SOLID_SCENE);
+  const fs::path solid = write_scene(dir, SOLID_SCENE, "solid.json");
   REQUIRE(run(solid, dir / "solid", {"-q"}).code == 0);
   check_same_output(reference("solid"), dir / "solid");
 }
@@ -221,8 +221,8 @@ TEST_CASE("a run killed with SIGKILL at a random point and resumed ends bit-iden
   std::mt19937 rng(std::random_device{}());
   for (const char* which : {"liquid", "solid"}) {
     CAPTURE(which);
-    const fs::path scene = write_scene(dir, std::string(which) + ".json",
-                                       std::string(which) == "liquid" ? LIQUID_SCENE : SOLID_SCENE);
+    const fs::path scene = write_scene(dir, std::string(which) == "liquid" ? LIQUID_SCENE : SOLID_SCENE,
+                                       std::string(which) + ".json");
     const fs::path out = dir / which;
     const int frames = std::string(which) == "liquid" ? 8 : 20;
     // Killed after 3..frames-1 frame lines are on disk, plus a random delay.
@@ -245,8 +245,8 @@ TEST_CASE("a run killed with SIGKILL at a random point and resumed ends bit-iden
 
 TEST_CASE("SIGTERM SIGINT and SIGUSR1: checkpoint then exit 75 with a message - resume ends bit-identical") {
   ScratchDir dir("resume");
-  const fs::path scene = write_scene(dir, "liquid.json", LIQUID_SCENE);
-  const fs::path solid = write_scene(dir, "solid.json", SOLID_SCENE);
+  const fs::path scene = write_scene(dir, LIQUID_SCENE, "liquid.json");
+  const fs::path solid = write_scene(dir, SOLID_SCENE, "solid.json");
   int mid_frame = 0;
   for (const auto& [sig, which] : {std::pair{SIGTERM, "liquid"}, std::pair{SIGUSR1, "liquid"}, std::pair{SIGINT, "solid"}}) {
     CAPTURE(sig);
@@ -284,7 +284,7 @@ TEST_CASE("SIGTERM SIGINT and SIGUSR1: checkpoint then exit 75 with a message - 
 
 TEST_CASE("--resume refuses a changed scene with exit 65 naming the keys - --force continues") {
   ScratchDir dir("resume");
-  const fs::path scene = write_scene(dir, "solid.json", SOLID_SCENE);
+  const fs::path scene = write_scene(dir, SOLID_SCENE, "solid.json");
   const fs::path out = dir / "out";
   REQUIRE(run(scene, out, {"-q", "--frames", "6"}).code == 0);
   const std::string before = fsicut::test::read_file(out / "block.0006.obj");
@@ -313,7 +313,7 @@ TEST_CASE("--resume refuses a changed scene with exit 65 naming the keys - --for
 
 TEST_CASE("--resume without a checkpoint starts at frame 0 and says so") {
   ScratchDir dir("resume");
-  const fs::path scene = write_scene(dir, "solid.json", SOLID_SCENE);
+  const fs::path scene = write_scene(dir, SOLID_SCENE, "solid.json");
   const Result r = run(scene, dir / "out", {"--resume", "--frames", "2"});
   CHECK(r.code == 0);
   CHECK(contains(r.err, "no usable checkpoint"));
@@ -322,7 +322,7 @@ TEST_CASE("--resume without a checkpoint starts at frame 0 and says so") {
 
 TEST_CASE("an unwritable output folder exits 73 - a full disk exits 74 and leaves no partial file") {
   ScratchDir dir("resume");
-  const fs::path scene = write_scene(dir, "liquid.json", LIQUID_SCENE);
+  const fs::path scene = write_scene(dir, LIQUID_SCENE, "liquid.json");
   std::ofstream(dir / "file") << "x";
   const Result r = run(scene, dir / "file" / "out", {"-q"});
   CHECK(r.code == 73);
@@ -360,7 +360,7 @@ TEST_CASE("an unwritable output folder exits 73 - a full disk exits 74 and leave
 
 TEST_CASE("--resume rewrites kept frames that do not match the manifest - refuses damaged earlier ones") {
   ScratchDir dir("resume");
-  const fs::path scene = write_scene(dir, "solid.json", SOLID_SCENE);
+  const fs::path scene = write_scene(dir, SOLID_SCENE, "solid.json");
   const fs::path out = dir / "out";
   REQUIRE(run(scene, out, {"-q", "--frames", "6"}).code == 0);
   const fs::path& ref = reference("solid");
@@ -413,7 +413,7 @@ TEST_CASE("--resume rewrites kept frames that do not match the manifest - refuse
 
 TEST_CASE("a second run into a busy output folder exits 73 naming the folder and the other run's pid") {
   ScratchDir dir("resume");
-  const fs::path scene = write_scene(dir, "liquid.json", LIQUID_SCENE);
+  const fs::path scene = write_scene(dir, LIQUID_SCENE, "liquid.json");
   const fs::path out = dir / "out";
   // Long enough that it is still running when the second run starts.
   Child first(scene, out, {"-q", "--frames", "200"});
@@ -434,7 +434,7 @@ TEST_CASE("a second run into a busy output folder exits 73 naming the folder and
 
 TEST_CASE("a fresh run removes the frame files of an earlier longer run and nothing else") {
   ScratchDir dir("resume");
-  const fs::path scene = write_scene(dir, "solid.json", SOLID_SCENE);
+  const fs::path scene = write_scene(dir, SOLID_SCENE, "solid.json");
   const fs::path out = dir / "out";
   REQUIRE(run(scene, out, {"-q", "--frames", "6"}).code == 0);
   std::ofstream(out / "notes.txt") << "mine";
@@ -477,7 +477,7 @@ bool has_thread(pid_t pid, const std::string& name) {
 void check_stop_during(const std::string& dir_name, const char* scene_text, const char* thread,
                        bool first_substep = true) {
   ScratchDir dir(dir_name);
-  const fs::path scene = write_scene(dir, "slow.json", scene_text);
+  const fs::path scene = write_scene(dir, scene_text, "slow.json");
   const fs::path out = dir / "out";
   Child c(scene, out, {"-q"});
   const auto start = std::chrono::steady_clock::now();
@@ -577,7 +577,7 @@ TEST_CASE("a signal during set-up stops the run with exit 75 and takes the TetGe
   for (const int sig : {SIGTERM, SIGUSR1, SIGINT, SIGKILL}) {
     CAPTURE(sig);
     ScratchDir dir("setup-signal");
-    const fs::path scene = write_scene(dir, "slow.json", SLOW_SETUP_SCENE);
+    const fs::path scene = write_scene(dir, SLOW_SETUP_SCENE, "slow.json");
     const fs::path out = dir / "out";
     Child c(scene, out, {"-q"});
     // TetGen is running once a second process shares fsicut's command line.
