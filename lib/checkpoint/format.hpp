@@ -58,6 +58,8 @@
 //             plastic, u32 #solids and per solid doubles F_p, 9 per sample of
 //             eulerian/plasticity.hpp (version 5; version 4 held F_p - I per
 //             node of the material grid, which no longer means anything)
+//     "FLOW"  (sim/cutcell/snapshot.cpp) only with liquid sources, drains or
+//             open sides: f64 liquid added, f64 liquid removed [m^3]
 //   (values.hpp) doubles: u64 n, f64 x n;  bytes: u64 n, u8 x n
 //   str     u64 length, bytes
 //   points  u64 #columns n, f64 3 x n column-major
@@ -93,6 +95,7 @@ inline constexpr char SECTION_SURFACES[] = "SURF";
 inline constexpr char SECTION_MEASURES[] = "MEAS";
 inline constexpr char SECTION_EULERIAN[] = "EULR";
 inline constexpr char SECTION_PIECES[] = "PIEC";
+inline constexpr char SECTION_FLOWS[] = "FLOW";
 
 // The checkpoint of `snapshot` as bytes: META (the scene hash computed from
 // snapshot.scene), then its sections in the order listed above (a tag not

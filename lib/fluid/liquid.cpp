@@ -5,6 +5,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/parallel.hpp"
+#include "lib/fluid/flows.hpp"
 #include "lib/fluid/velocity.hpp"
 #include "lib/levelset/liquid_sdf.hpp"
 
@@ -97,11 +98,12 @@ void update_distance_fields(Liquid& l) {
   levelset::liquid_phi_from_particles(l.grid, l.particles, l.particle_volume, l.particle_radius,
                                       l.solid_phi, l.liquid_phi, l.reach);
   levelset::extend_liquid_into_solid(l.grid, l.solid_phi, l.fractions, l.liquid_phi);
+  open_layers_to_air(l.grid, l.open, l.liquid_phi);
 }
 
 linsolve::Report project(Liquid& l, Real dt) {
   return project_pressure(l.grid, l.liquid_phi, l.fractions, dt, l.density, l.projection, l.velocity,
-                          l.pressure, l.valid, l.split, &l.region_pressure, &l.pieces);
+                          l.pressure, l.valid, l.split, &l.region_pressure, &l.pieces, l.wall_inflow);
 }
 
 void extrapolate_and_constrain(Liquid& l, const SolidVelocity& solid_velocity) {

@@ -23,6 +23,7 @@
 //
 // Units: SI. Conventions: grid/mac_grid.hpp (layout), levelset/ (signs: liquid SDF
 // negative in liquid, solid SDF negative in solid).
+#include <array>
 #include <functional>
 
 #include "lib/fluid/pressure_projection.hpp"
@@ -41,6 +42,9 @@ namespace fsicut::fluid {
 // backtrace (at most cfl cells) plus the trilinear stencil (one more) must find
 // extrapolated values; one more layer of margin.
 constexpr int DEFAULT_EXTRAPOLATION_LAYERS = 3;
+
+// The domain's open sides (fluid/flows.hpp), -x, +x, -y, +y, -z, +z.
+using OpenSides = std::array<bool, 6>;
 
 struct Liquid {
   grid::MacGrid grid;
@@ -68,6 +72,8 @@ struct Liquid {
   FaceFlags valid;                   // faces set by the last projection / extrapolation
 
   levelset::StaticSolid solid;       // static obstacles; empty = none (domain walls only)
+  OpenSides open{};                  // sides whose outermost cell layer is air (fluid/flows.hpp)
+  WallInflows wall_inflow;           // wall faces a source flows in through, this substep (fluid/flows.hpp)
   ProjectionSettings projection;
   int extrapolation_layers = DEFAULT_EXTRAPOLATION_LAYERS;
 

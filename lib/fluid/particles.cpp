@@ -13,25 +13,12 @@
 namespace fsicut::fluid {
 namespace {
 
-// Jitter of a seeded particle as a fraction of its sub-cell edge (total range).
-// Why not 1 (uniform in the sub-cell): two neighbouring particles could then sit a
-// full cell apart and leave holes in the union-of-balls liquid SDF.
-constexpr Real SEED_JITTER = 0.5;
 // Pushed-out particles land this fraction of a cell outside the solid surface, so
 // round-off in the trilinear SDF does not leave them just inside.
 constexpr Real PUSH_OUT_MARGIN_CELLS = 1e-3;
 // Newton-like iterations of the push-out (one is exact for a planar SDF).
 constexpr int PUSH_OUT_ITERATIONS = 3;
 
-// splitmix64: a small, well-mixed hash used as a counter-based random generator.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-// Uniform in [0, 1) from a key.
-Real uniform(std::uint64_t key) { return (mix(key) >> 11) * (1.0 / 9007199254740992.0); }
 
 // The lattice colour match (seed_particles): Gauss-Newton rounds, conjugate-gradient
 // iterations per round and the relative residual that ends a round, Levenberg-
@@ -51,13 +38,6 @@ constexpr MatchEffort PRECISE_MATCH{4, 60, 1e-4};
 constexpr Real MATCH_DAMPING = 1e-2;
 constexpr Real MATCH_MAX_STEP = 0.125;
 
-// The centre of sub-cell p of `cell` when it is split into per_cell = m^3 sub-cells,
-// p = s_x + m (s_y + m s_z) [m].
-Vec3 sub_cell_centre(const grid::MacGrid& grid, const Vec3i& cell, int p, int per_cell) {
-  const int m = static_cast<int>(std::lround(std::cbrt(static_cast<double>(per_cell))));
-  const Vec3 sub(p % m, (p / m) % m, p / (m * m));
-  return grid.node_position(cell.x(), cell.y(), cell.z()) + grid.dx * (sub + Vec3::Constant(0.5)) / m;
-}
 
 // One particle's kernel per axis at the 3 cells around its own (offset d + 1):
 // values w and slopes s [1/cell].
@@ -292,6 +272,21 @@ void match_lattice_colour(Band& b, const Region& region, const MatchEffort& effo
 }
 
 }  // namespace
+
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+Real uniform(std::uint64_t key) { return (mix(key) >> 11) * (1.0 / 9007199254740992.0); }
+
+Vec3 sub_cell_centre(const grid::MacGrid& grid, const Vec3i& cell, int p, int per_cell) {
+  const int m = static_cast<int>(std::lround(std::cbrt(static_cast<double>(per_cell))));
+  const Vec3 sub(p % m, (p / m) % m, p / (m * m));
+  return grid.node_position(cell.x(), cell.y(), cell.z()) + grid.dx * (sub + Vec3::Constant(0.5)) / m;
+}
 
 Points seed_particles(const grid::MacGrid& grid, const Region& region, int per_cell, unsigned seed,
                       const grid::Array3<char>& exact) {

@@ -14,6 +14,21 @@ namespace fsicut::fluid {
 // Point membership test of a region (true inside), world coordinates [m].
 using Region = std::function<bool(const Vec3&)>;
 
+// Jitter of a seeded particle as a fraction of its sub-cell edge (total range).
+// Why not 1 (uniform in the sub-cell): two neighbouring particles could then sit a
+// full cell apart and leave holes in the union-of-balls liquid SDF.
+constexpr Real SEED_JITTER = 0.5;
+
+// splitmix64: a small, well-mixed hash used as a counter-based random
+// generator (seeding is then independent of the thread count).
+std::uint64_t mix(std::uint64_t x);
+// Uniform in [0, 1) from a key.
+Real uniform(std::uint64_t key);
+
+// The centre of sub-cell p of `cell` when it is split into per_cell = m^3 sub-cells,
+// p = s_x + m (s_y + m s_z) [m].
+Vec3 sub_cell_centre(const grid::MacGrid& grid, const Vec3i& cell, int p, int per_cell);
+
 // Seeds `per_cell` particles in every cell, inside `region`.
 // per_cell = m^3 (8 = 2^3, the default) places one particle in each of the m^3
 // sub-cells whose centre is in the region, at the sub-cell centre plus a jitter of

@@ -322,6 +322,17 @@ PressureSystem assemble_pressure(const grid::MacGrid& grid, const grid::Array3<R
   return sys;
 }
 
+void add_wall_inflow(PressureSystem& sys, const grid::MacGrid& grid, const WallInflows& inflow) {
+  const Real inv_dx = 1 / grid.dx;
+  for (const WallInflow& w : inflow) {
+    Vec3i cell = w.face;
+    const bool far_end = cell[w.axis] == grid.resolution[w.axis];
+    if (far_end) cell[w.axis] -= 1;
+    const int r = sys.active.row(cell);
+    if (r >= 0) sys.rhs[r] += (far_end ? -1 : 1) * w.velocity * inv_dx;
+  }
+}
+
 std::vector<Vec3i> PressureSystem::cells() const {
   std::vector<Vec3i> out(active.cells.size());
   parallel_for(0, static_cast<Index>(out.size()), [&](Index r) { out[r] = active.row.coord(active.cells[r]); });
@@ -429,8 +440,9 @@ linsolve::Report project_pressure(const grid::MacGrid& grid, const grid::Array3<
                          const cutcell::FaceFractions& fractions, Real dt, Real density,
                          const ProjectionSettings& settings, grid::MacVelocity& velocity,
                          grid::Array3<Real>& pressure, FaceFlags& valid, const cutcell::SplitCells& split,
-                         std::vector<Real>* regions, PieceVelocities* pieces) {
-  const PressureSystem sys = assemble_pressure(grid, liquid_phi, fractions, velocity, dt, density, split);
+                         std::vector<Real>* regions, PieceVelocities* pieces, const WallInflows& inflow) {
+  PressureSystem sys = assemble_pressure(grid, liquid_phi, fractions, velocity, dt, density, split);
+  add_wall_inflow(sys, grid, inflow);
   std::vector<Real> further;
   if (!regions) regions = &further;
   const linsolve::Report report = solve_pressure(sys, settings, pressure, regions);

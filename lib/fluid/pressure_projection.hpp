@@ -63,6 +63,17 @@ namespace fsicut::fluid {
 // rest of the free-surface treatment (same value as Batty's and Bridson's codes).
 constexpr Real THETA_MIN = 0.01;
 
+// A domain-wall face with a prescribed normal velocity [m/s] (a source's
+// inflow through the wall, fluid/flows.hpp): its flux enters the right-hand
+// side of the cell inside, as a moving solid's does; the face stays closed to
+// the pressure. `face`: its index (i, j, k) among the faces of `axis`.
+struct WallInflow {
+  int axis = 0;
+  Vec3i face{0, 0, 0};
+  Real velocity = 0;
+};
+using WallInflows = std::vector<WallInflow>;
+
 struct ProjectionSettings {
   Real tolerance = 1e-10;  // relative residual of the PCG solve
   int max_iterations = 2000;
@@ -91,6 +102,12 @@ PressureSystem assemble_pressure(const grid::MacGrid& grid, const grid::Array3<R
                                  const grid::MacVelocity& velocity, Real dt, Real density,
                                  const cutcell::SplitCells& split = cutcell::SplitCells{});
 
+// Adds the wall inflows' fluxes to the right-hand side of the cells inside
+// them (their unknown, when active): the cell on the high side of a face at
+// index 0 gains u / dx, the cell on the low side of a face at the grid's far
+// end loses it, as the face term of (13) would with the face open.
+void add_wall_inflow(PressureSystem& sys, const grid::MacGrid& grid, const WallInflows& inflow);
+
 // The unknowns' pressures [Pa] from a cell array (a split cell's further
 // regions start from its first one's value): what warm-starts a solve.
 linsolve::Vector gather_pressure(const cutcell::ActiveCells& active, const grid::Array3<Real>& pressure);
@@ -118,13 +135,14 @@ void apply_pressure(const grid::MacGrid& grid, const cutcell::ActiveCells& activ
                     const cutcell::SplitCells& split = cutcell::SplitCells{},
                     const std::vector<Real>& regions = {}, PieceVelocities* pieces = nullptr);
 
-// assemble_pressure + solve_pressure + apply_pressure.
+// assemble_pressure + add_wall_inflow + solve_pressure + apply_pressure.
 linsolve::Report project_pressure(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
                          const cutcell::FaceFractions& fractions, Real dt, Real density,
                          const ProjectionSettings& settings, grid::MacVelocity& velocity,
                          grid::Array3<Real>& pressure, FaceFlags& valid,
                          const cutcell::SplitCells& split = cutcell::SplitCells{},
-                         std::vector<Real>* regions = nullptr, PieceVelocities* pieces = nullptr);
+                         std::vector<Real>* regions = nullptr, PieceVelocities* pieces = nullptr,
+                         const WallInflows& inflow = {});
 
 // The weighted divergence of cell c: (1/dx) sum_f A_f u_f . n_f [1/s], the left
 // side of (13) for static solids; zero after an exact projection.

@@ -1,5 +1,6 @@
 #include "lib/scene/read.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "lib/scene/names.hpp"
@@ -36,6 +37,14 @@ constexpr int MAX_REDUCED_MODES = 200;
 // blow-up as converged.
 constexpr Real MAX_PARTITIONED_TOLERANCE = 1;  // [cells per substep]
 
+// A source's or drain's `from` and `until` [s].
+void read_active_time(Object& o, const Where& w, Shape& s) {
+  o.get("from", s.from, non_negative());
+  if (!o.has("until")) return;
+  o.get("until", s.until, positive());
+  if (!(s.until > s.from)) (w / "until").fail("must be later than from (" + num(s.from) + " s), got " + num(s.until));
+}
+
 Shape read_shape(const json& j, const Where& w, ShapeUse use) {
   Object o(j, w);
   Shape s;
@@ -59,8 +68,9 @@ Shape read_shape(const json& j, const Where& w, ShapeUse use) {
       s.path = resolve_input_path(s.path, w / "path");
       break;
   }
-  if (use == FLUID_REGION) o.get("velocity", s.velocity);
+  if (use == FLUID_REGION || use == SOURCE) o.get("velocity", s.velocity);
   if (use == OBSTACLE) o.get("inside_out", s.inside_out);
+  if (use == SOURCE || use == DRAIN) read_active_time(o, w, s);
   o.finish();
   return s;
 }
@@ -179,6 +189,48 @@ void check_inside_grid(const Grid& g, const Vec3& lo, const Vec3& hi, const Wher
     }
 }
 
+// A list of domain sides ("-x" ... "+z"), each at most once.
+Sides read_sides(const json& j, const Where& w) {
+  if (!j.is_array()) w.fail("expected an array of sides (\"-x\", \"+x\", \"-y\", \"+y\", \"-z\", \"+z\"), got " +
+                            type_name(j));
+  Sides sides{};
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const Where at = w / i;
+    if (!j[i].is_string()) at.fail("expected a side name (\"-x\" ... \"+z\"), got " + type_name(j[i]));
+    const std::string name = j[i].get<std::string>();
+    const auto* found = std::find(std::begin(SIDE_NAMES), std::end(SIDE_NAMES), name);
+    if (found == std::end(SIDE_NAMES))
+      at.fail("unknown side \"" + name + "\" (expected one of \"-x\", \"+x\", \"-y\", \"+y\", \"-z\", \"+z\")");
+    const std::size_t side = static_cast<std::size_t>(found - std::begin(SIDE_NAMES));
+    if (sides[side]) at.fail("side \"" + name + "\" is listed twice");
+    sides[side] = true;
+  }
+  return sides;
+}
+
+// A source or drain must reach into the grid (it may cross the domain's
+// walls: inflow through a wall).
+void check_reaches_grid(const Grid& g, const Shape& s, const Where& w) {
+  if (s.type == Shape::Type::obj) return;
+  const Vec3 lo = s.type == Shape::Type::box ? s.min : Vec3(s.center.array() - s.radius);
+  const Vec3 hi = s.type == Shape::Type::box ? s.max : Vec3(s.center.array() + s.radius);
+  const Vec3 glo = g.origin, ghi = g.max();
+  for (int i = 0; i < 3; ++i)
+    if (hi[i] <= glo[i] || lo[i] >= ghi[i]) w.fail("lies outside the grid along axis " + std::to_string(i));
+}
+
+// fluid/sources and fluid/drains.
+void read_flows(Object& f, const Where& fw, const Grid& grid, Fluid& fluid) {
+  if (f.has("sources"))
+    fluid.sources = read_array<Shape>(f.at("sources"), fw / "sources",
+                                      [](const json& r, const Where& at) { return read_shape(r, at, SOURCE); });
+  if (f.has("drains"))
+    fluid.drains = read_array<Shape>(f.at("drains"), fw / "drains",
+                                     [](const json& r, const Where& at) { return read_shape(r, at, DRAIN); });
+  for (const std::vector<Shape>* list : {&fluid.sources, &fluid.drains})
+    for (const Shape& s : *list) check_reaches_grid(grid, s, Where{fw.file, fw.directory, s.pointer});
+}
+
 // Sections of the scene's root, in the order read_scene reads them.
 
 void read_grid(Object& o, const Where& w, Grid& grid) {
@@ -187,6 +239,7 @@ void read_grid(Object& o, const Where& w, Grid& grid) {
   g.require("resolution", grid.resolution, positive_vec3i());
   g.get("origin", grid.origin);
   g.require("cell_size", grid.cell_size, positive());
+  if (g.has("open")) grid.open = read_sides(g.at("open"), w / "grid" / "open");
   g.finish();
 }
 
@@ -217,6 +270,7 @@ void read_fluid(Object& o, const Where& w, const Grid& grid, Fluid& fluid) {
   if (f.has("regions"))
     fluid.regions = read_array<Shape>(f.at("regions"), w / "fluid" / "regions",
                                       [](const json& r, const Where& at) { return read_shape(r, at, FLUID_REGION); });
+  read_flows(f, w / "fluid", grid, fluid);
   read_fluid_kind(f, w / "fluid", grid, fluid);
   f.finish();
   for (const Shape& r : fluid.regions) {

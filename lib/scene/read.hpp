@@ -10,8 +10,9 @@
 namespace fsicut::scene {
 
 // Which keys a shape has: fluid regions have `velocity`, obstacles
-// `inside_out`, pinned regions neither (and no "obj" type).
-enum ShapeUse { FLUID_REGION, OBSTACLE, PINNED };
+// `inside_out`, pinned regions neither (and no "obj" type), sources
+// `velocity`, `from` and `until`, drains `from` and `until`.
+enum ShapeUse { FLUID_REGION, OBSTACLE, PINNED, SOURCE, DRAIN };
 
 Scene read_scene(const json& root, const std::string& file, const std::string& directory);
 

@@ -1,6 +1,8 @@
 #include "lib/scene/read_eulerian.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "lib/scene/names.hpp"
 
@@ -111,6 +113,15 @@ void check_eulerian(const Scene& scene, const Where& root) {
   const bool smoke = scene.fluid.kind == Fluid::Kind::smoke;
   if (smoke && !scene.fluid.regions.empty())
     (root / "fluid" / "regions").fail("liquid regions make no sense with \"kind\": \"smoke\" (the smoke fills the box)");
+  for (const char* key : {"sources", "drains"}) {
+    const bool used = std::string(key) == "sources" ? !scene.fluid.sources.empty() : !scene.fluid.drains.empty();
+    if (used && (smoke || scheme))
+      (root / "fluid" / key).fail("are liquid sources and drains; not implemented for smoke or \"coupling/scheme\": "
+                                  "\"eulerian\" (smoke sources are \"fluid/smoke/sources\")");
+  }
+  if ((smoke || scheme) && std::find(scene.grid.open.begin(), scene.grid.open.end(), true) != scene.grid.open.end())
+    (root / "grid" / "open").fail("open sides are implemented for liquids only, not for smoke or \"coupling/scheme\": "
+                                  "\"eulerian\"");
   if (smoke && !scheme)
     (root / "fluid" / "kind").fail("\"smoke\" needs \"coupling\": { \"scheme\": \"eulerian\" } (smoke is the fluid of "
                                    "the Eulerian solids)");

@@ -10,6 +10,7 @@
 // JSON pointer in the scene file, so that errors raised while building the
 // simulation (a mesh that does not close, a solid outside the grid) still point
 // into the file.
+#include <array>
 #include <limits>
 #include <optional>
 #include <string>
@@ -19,10 +20,18 @@
 
 namespace fsicut::scene {
 
+// The six sides of the grid's box, in the order of `open`: -x, +x, -y, +y, -z, +z
+// (side = 2 axis + (1 for the + side)).
+using Sides = std::array<bool, 6>;
+inline constexpr const char* SIDE_NAMES[6] = {"-x", "+x", "-y", "+y", "-z", "+z"};
+
 struct Grid {
   Vec3i resolution{0, 0, 0};  // cells per axis, required
   Vec3 origin{0, 0, 0};       // world position of the grid's min corner [m]
   Real cell_size = 0;         // edge of a cubic cell [m], required
+  // Open sides: a free surface (p = 0) instead of a wall, and liquid that
+  // leaves through them is removed (fluid/flows.hpp). Default: a closed box.
+  Sides open{};
   Vec3 max() const { return origin + cell_size * resolution.cast<Real>(); }
 };
 
@@ -41,8 +50,10 @@ struct Shape {
   Vec3 center{0, 0, 0};             // sphere [m]
   Real radius = 0;                  // sphere [m]
   std::string path;                 // obj, resolved against the scene folder
-  Vec3 velocity{0, 0, 0};           // fluid regions: initial velocity [m/s]
+  Vec3 velocity{0, 0, 0};           // fluid regions: initial velocity [m/s]; sources: inflow velocity [m/s]
   bool inside_out = false;          // obstacles: solid outside the shape (a container)
+  Real from = 0;                    // sources and drains: act while from <= t < until [s]
+  Real until = std::numeric_limits<Real>::infinity();
   std::string pointer;              // JSON pointer of this shape in the scene
 };
 
@@ -155,6 +166,10 @@ struct Fluid {
   unsigned seed = 1;            // particle jitter
   bool density_correction = true;  // move packed particles apart each substep (fluid/density_correction.hpp)
   std::vector<Shape> regions;   // empty: no liquid
+  // Liquid that comes and goes (fluid/flows.hpp): sources fill their shape
+  // with liquid moving at their velocity, drains remove what is inside.
+  std::vector<Shape> sources;
+  std::vector<Shape> drains;
 };
 
 // The partitioned schemes' iteration (coupling/partitioned.hpp).
@@ -259,6 +274,9 @@ struct Scene {
   enum class OnAbsurd { stop, warn };
   OnAbsurd on_absurd = OnAbsurd::stop;
 };
+
+// Whether the scene has a liquid: fluid regions, or sources that bring it.
+bool has_liquid(const Scene& scene);
 
 const char* to_string(Coupling::Scheme scheme);
 const char* to_string(Coupling::Preconditioner preconditioner);

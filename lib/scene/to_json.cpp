@@ -21,8 +21,12 @@ json shape_json(const Shape& s, ShapeUse use) {
     case Shape::Type::sphere: j = {{"type", name_of(s.type)}, {"center", vec(s.center)}, {"radius", s.radius}}; break;
     case Shape::Type::obj: j = {{"type", name_of(s.type)}, {"path", s.path}}; break;
   }
-  if (use == FLUID_REGION) j["velocity"] = vec(s.velocity);
+  if (use == FLUID_REGION || use == SOURCE) j["velocity"] = vec(s.velocity);
   if (use == OBSTACLE) j["inside_out"] = s.inside_out;
+  if (use == SOURCE || use == DRAIN) {
+    j["from"] = s.from;
+    if (std::isfinite(s.until)) j["until"] = s.until;
+  }
   return j;
 }
 
@@ -107,6 +111,12 @@ std::string to_json(const Scene& s) {
                 {"seed", s.fluid.seed}, {"density_correction", s.fluid.density_correction},
                 {"regions", json::array()}};
   for (const Shape& r : s.fluid.regions) j["fluid"]["regions"].push_back(shape_json(r, FLUID_REGION));
+  // Sources, drains and open sides only where a scene has them: checkpoints
+  // of the other scenes keep their fingerprint.
+  for (const Shape& r : s.fluid.sources) j["fluid"]["sources"].push_back(shape_json(r, SOURCE));
+  for (const Shape& r : s.fluid.drains) j["fluid"]["drains"].push_back(shape_json(r, DRAIN));
+  for (int side = 0; side < 6; ++side)
+    if (s.grid.open[side]) j["grid"]["open"].push_back(SIDE_NAMES[side]);
   // The eulerian scheme's keys only where they are used: checkpoints of the
   // other scenes keep their fingerprint.
   if (s.fluid.kind == Fluid::Kind::smoke) {

@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "lib/core/types.hpp"
 
 namespace fsicut::sim {
@@ -61,10 +63,18 @@ struct Absurdity {
 // the caller has measured it already (none: the simulator measures it,
 // Simulator::liquid_volume, which beside thin walls measures the split cells'
 // regions).
+// With sources, drains or open sides (sim/cutcell/flows.hpp) these are the
+// liquid's books, liquid_volume - liquid_added + liquid_removed (liquid_books),
+// and `net` says so: what the scene let in and out is accounted, not lost.
+// The rules then measure a change against the liquid there is, `measured`
+// (this frame's liquid_volume) when that is more: a tank a faucet fills
+// starts with books of 0, and their noise is no loss.
 struct LiquidVolumes {
   std::optional<Real> initial;
   std::optional<Real> previous;
   std::optional<Real> now;
+  bool net = false;
+  Real measured = 0;
 };
 
 // The rules above, shared by the simulators (Simulator::absurdities lists a
@@ -94,7 +104,12 @@ void check_fluid_speed(int frame, const char* what, Real fastest, Real speed_bou
 std::string frame_prefix(int frame);
 std::string solid_prefix(int frame, const std::string& name);
 
-// The `liquid_volume` [m^3] of the last line of a stats.jsonl text, if any: the
+// A stats record's liquid books [m^3]: liquid_volume - liquid_added +
+// liquid_removed (keys that are absent count 0), what stays at frame 0's
+// volume when nothing is lost or made; none without liquid_volume.
+std::optional<Real> liquid_books(const nlohmann::json& record);
+
+// The liquid_books of the last line of a stats.jsonl text, if any: the
 // previous frame's, for a resumed run.
 std::optional<Real> last_liquid_volume(const std::string& stats_text);
 

@@ -67,6 +67,7 @@ coupling::CoupledSettings coupled_settings(const scene::Coupling& c) {
 Real velocity_bound(const scene::Scene& scene) {
   Real v0 = 0, elastic = 0;
   for (const scene::Shape& r : scene.fluid.regions) v0 = std::max(v0, r.velocity.norm());
+  for (const scene::Shape& r : scene.fluid.sources) v0 = std::max(v0, r.velocity.norm());
   for (const scene::SolidDesc& b : scene.solids) {
     v0 = std::max(v0, b.velocity.norm());
     const Real bulk = b.youngs_modulus / (3 * (1 - 2 * b.poisson_ratio));
@@ -101,6 +102,9 @@ fluid::Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid
                           const grid::Array3<char>& exact) {
   fluid::Liquid l = fluid::make_liquid(make_grid(scene.grid), scene.fluid.density, scene.gravity, std::move(solid));
   l.projection = projection_settings(scene.coupling);
+  l.open = scene.grid.open;
+  // What each particle stands for, also when only sources bring liquid.
+  l.particle_volume = std::pow(l.grid.dx, 3) / scene.fluid.particles_per_cell;
   l.extrapolation_layers =
       std::max(fluid::DEFAULT_EXTRAPOLATION_LAYERS, static_cast<int>(std::ceil(scene.time.cfl)) + 2);
   std::size_t next_obj = 0;

@@ -31,7 +31,7 @@ coupling::CoupledSettings coupled_settings(const scene::Coupling& c);
 
 // The fastest speed [m/s] the scene's energy sources explain, times a margin:
 //   VELOCITY_MARGIN * sqrt(v0^2 + 2 a L + v_e^2 + (dx fps)^2)
-// with v0 the fastest initial velocity (fluid regions, solids, smoke
+// with v0 the fastest initial velocity (fluid regions, liquid sources, solids, smoke
 // inflows), a = |g| + |smoke buoyancy| times the densest smoke source (at
 // least 1), L the grid's diagonal (a fall through the whole domain turns
 // 2 a L of speed squared into motion), v_e the fastest solid's release of its initial compression

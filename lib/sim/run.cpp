@@ -172,9 +172,9 @@ class FrameLoop {
     const scene::Scene& scene = state_.scene;
     FrameOutput out = state_.capture_frame();
     nlohmann::json record = frame_record(state_, st);
-    const std::optional<Real> volume =
-        state_.has_liquid() ? std::optional<Real>(record["liquid_volume"].get<Real>()) : std::nullopt;
-    const LiquidVolumes volumes{initial_volume_, previous_volume_, volume};
+    const std::optional<Real> volume = state_.has_liquid() ? liquid_books(record) : std::nullopt;
+    const bool net = record.value("liquid_added", 0.0) != 0 || record.value("liquid_removed", 0.0) != 0;
+    const LiquidVolumes volumes{initial_volume_, previous_volume_, volume, net, record["liquid_volume"].get<Real>()};
     const int every = scene.output.checkpoint_every;
     // A checkpoint never refers to a frame that is not on disk: the job writes
     // it after the frame. The last frame gets one too, so a run can be extended.

@@ -38,11 +38,13 @@ void check_sanity(const Simulator& sim, const LiquidVolumes& volumes, SanityWarn
   if (warned.volume_drift) return;
   const std::optional<Real> now = volumes.now ? volumes.now : sim.liquid_volume();
   const std::optional<Real>& initial = volumes.initial;
-  if (now && initial && *initial > 0 && std::abs(*now - *initial) > LIQUID_VOLUME_DRIFT_WARNING * *initial) {
+  const Real scale = initial ? (volumes.net ? std::max(*initial, volumes.measured) : *initial) : 0;
+  if (now && initial && scale > 0 && std::abs(*now - *initial) > LIQUID_VOLUME_DRIFT_WARNING * scale) {
     char message[256];
     std::snprintf(message, sizeof message,
-                  "frame %d: the liquid volume is %.4g m^3, %+.1f %% from frame 0's %.4g m^3 (more than %.0f %%)",
-                  sim.frame, *now, 100 * (*now - *initial) / *initial, *initial, 100 * LIQUID_VOLUME_DRIFT_WARNING);
+                  "frame %d: the liquid volume%s is %.4g m^3, %+.1f %% from frame 0's %.4g m^3 (more than %.0f %%)",
+                  sim.frame, volumes.net ? " net of sources and drains" : "", *now, 100 * (*now - *initial) / scale,
+                  *initial, 100 * LIQUID_VOLUME_DRIFT_WARNING);
     log::warn(message);
     warned.volume_drift = true;
   }

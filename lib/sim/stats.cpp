@@ -6,6 +6,7 @@
 
 #include "fsicut/core/version.hpp"
 #include "lib/scene/load.hpp"
+#include "lib/sim/absurd.hpp"
 #include "lib/sim/simulator.hpp"
 
 namespace fsicut::sim {
@@ -20,6 +21,8 @@ json frame_record(const Simulator& sim, const FrameStats& s) {
   j["substeps"] = s.substeps;
   j["cfl_exceeded"] = s.cfl_exceeded;
   j["liquid_volume"] = sim.liquid_volume().value_or(0);
+  j["liquid_added"] = 0.0;
+  j["liquid_removed"] = 0.0;
   j["particle_volume"] = 0.0;
   j["deep_density"] = 0.0;
   j["packed_cells"] = 0.0;
@@ -60,9 +63,7 @@ std::string stats_line(const Simulator& sim, const FrameStats& stats) {
 std::optional<Real> first_liquid_volume(const std::string& stats_text) {
   const std::string first = stats_text.substr(0, stats_text.find('\n'));
   if (first.empty()) return std::nullopt;
-  const json j = json::parse(first, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("liquid_volume") || !j["liquid_volume"].is_number()) return std::nullopt;
-  return j["liquid_volume"].get<Real>();
+  return liquid_books(json::parse(first, nullptr, /*allow_exceptions=*/false));
 }
 
 std::string run_record(const scene::Scene& scene, int threads) {

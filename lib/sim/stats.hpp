@@ -65,8 +65,8 @@ std::string stats_line(const Simulator& sim, const FrameStats& stats);
 nlohmann::json frame_record(const Simulator& sim, const FrameStats& stats);
 std::string stats_line(nlohmann::json record, const std::map<std::string, double>& seconds);
 
-// The `liquid_volume` [m^3] of the first line of a stats.jsonl text, if any:
-// the reference for the liquid volume drift warning (run.hpp).
+// The liquid_books (sim/absurd.hpp) of the first line of a stats.jsonl text,
+// if any: the reference for the liquid volume drift warning (run.hpp).
 std::optional<Real> first_liquid_volume(const std::string& stats_text);
 
 // The run record: fsicut and library versions, threads, OMP_WAIT_POLICY as the

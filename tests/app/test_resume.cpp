@@ -51,6 +51,17 @@ const char* LIQUID_SCENE = R"({
   "time": { "fps": 10, "frames": 8 },
   "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [0.375, 0.75, 1] } ] },
   "output": { "checkpoint_every": 2 } })";
+// A 16^3 tank with a source pouring in, a drain in the floor and an open +x
+// side: the state the sources and drains keep (their books, the particles
+// they add with the substep's time in their key) survives a resume.
+const char* FLOWS_SCENE = R"({
+  "grid": { "resolution": [16, 16, 16], "cell_size": 0.0625, "open": ["+x"] },
+  "time": { "fps": 10, "frames": 8 },
+  "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [0.5, 0.375, 1] } ],
+             "sources": [ { "type": "box", "min": [0.125, 0.75, 0.375], "max": [0.25, 0.875, 0.625],
+                            "velocity": [0.5, -1, 0], "until": 0.6 } ],
+             "drains": [ { "type": "box", "min": [0.25, 0, 0.375], "max": [0.375, 0.0625, 0.625], "from": 0.3 } ] },
+  "output": { "checkpoint_every": 2 } })";
 // A soft block thrown against a wall.
 const char* SOLID_SCENE = R"({
   "grid": { "resolution": [8, 8, 8], "cell_size": 0.125 },
@@ -193,7 +204,8 @@ const fs::path& reference(const char* which) {
   static std::map<std::string, fs::path> done;
   auto it = done.find(which);
   if (it != done.end()) return it->second;
-  const std::string text = std::string(which) == "liquid" ? LIQUID_SCENE : SOLID_SCENE;
+  const std::string name = which;
+  const std::string text = name == "liquid" ? LIQUID_SCENE : name == "flows" ? FLOWS_SCENE : SOLID_SCENE;
   const fs::path scene = write_scene(dir, text, std::string(which) + ".json");
   const fs::path out = dir / which;
   const Result r = run(scene, out, {"-q"});
@@ -219,12 +231,13 @@ TEST_CASE("the same scene and thread count give bit-identical files") {
 TEST_CASE("a run killed with SIGKILL at a random point and resumed ends bit-identical") {
   ScratchDir dir("resume");
   std::mt19937 rng(std::random_device{}());
-  for (const char* which : {"liquid", "solid"}) {
+  for (const char* which : {"liquid", "solid", "flows"}) {
     CAPTURE(which);
-    const fs::path scene = write_scene(dir, std::string(which) == "liquid" ? LIQUID_SCENE : SOLID_SCENE,
-                                       std::string(which) + ".json");
+    const std::string name = which;
+    const fs::path scene =
+        write_scene(dir, name == "liquid" ? LIQUID_SCENE : name == "flows" ? FLOWS_SCENE : SOLID_SCENE, name + ".json");
     const fs::path out = dir / which;
-    const int frames = std::string(which) == "liquid" ? 8 : 20;
+    const int frames = name == "solid" ? 20 : 8;
     // Killed after 3..frames-1 frame lines are on disk, plus a random delay.
     const int lines = 3 + static_cast<int>(rng() % (frames - 3));
     const int delay_ms = static_cast<int>(rng() % 50);

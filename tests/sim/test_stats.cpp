@@ -47,7 +47,8 @@ const char* EULERIAN_SCENE = R"({
 
 // The driver's keys every scene's line has (docs/outputs.md "stats.jsonl keys").
 const std::vector<std::string> TOP_KEYS = {"frame",        "time",        "substeps",        "cfl_exceeded",
-                                           "liquid_volume", "particle_volume", "deep_density", "packed_cells",
+                                           "liquid_volume", "liquid_added", "liquid_removed", "particle_volume",
+                                           "deep_density", "packed_cells",
                                            "max_fluid_speed", "solver",   "solids",          "obstacles",
                                            "seconds"};
 const std::vector<std::string> SOLVER_KEYS = {"iterations", "relative_residual", "converged", "met_tolerance",

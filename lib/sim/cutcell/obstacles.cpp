@@ -83,4 +83,23 @@ std::vector<std::function<bool(const Vec3&)>> obj_region_tests(const std::vector
   return tests;
 }
 
+ShapeTest shape_test(const scene::Shape& shape, const std::string& scene_file) {
+  switch (shape.type) {
+    case scene::Shape::Type::box: {
+      const Vec3 lo = shape.min, hi = shape.max;
+      return {[lo, hi](const Vec3& x) { return (x.array() >= lo.array()).all() && (x.array() <= hi.array()).all(); },
+              lo, hi};
+    }
+    case scene::Shape::Type::sphere: {
+      const Vec3 c = shape.center;
+      const Real r = shape.radius;
+      return {[c, r](const Vec3& x) { return (x - c).squaredNorm() <= r * r; }, c.array() - r, c.array() + r};
+    }
+    case scene::Shape::Type::obj: break;
+  }
+  return from_obj(shape, scene_file, [](const mesh::SurfaceMesh& m) {
+    return ShapeTest{levelset::mesh_region(m), m.vertices.rowwise().minCoeff(), m.vertices.rowwise().maxCoeff()};
+  });
+}
+
 }  // namespace fsicut::sim

@@ -43,4 +43,12 @@ std::vector<levelset::MeshDistance> obstacle_surfaces(const std::vector<scene::S
 std::vector<std::function<bool(const Vec3&)>> obj_region_tests(const std::vector<scene::Shape>& regions,
                                                                const std::string& scene_file);
 
+// A source's or drain's shape (fluid/sources, fluid/drains): its membership
+// test and bounding box [m]. An obj shape's OBJ is read and checked as above.
+struct ShapeTest {
+  std::function<bool(const Vec3&)> inside;
+  Vec3 min{0, 0, 0}, max{0, 0, 0};
+};
+ShapeTest shape_test(const scene::Shape& shape, const std::string& scene_file);
+
 }  // namespace fsicut::sim

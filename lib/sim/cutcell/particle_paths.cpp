@@ -49,6 +49,26 @@ ParticlePaths start_particle_paths(const CutCellSimulator& state) {
   return paths;
 }
 
+void follow_particles(ParticlePaths& paths, const std::vector<Index>& moved, const Points& particles) {
+  if (paths.start.cols() == 0) return;
+  if (!moved.empty()) {
+    Index kept = 0;
+    for (Index p = 0; p < paths.start.cols(); ++p)
+      if (moved[static_cast<std::size_t>(p)] >= 0) paths.start.col(kept++) = paths.start.col(p);
+    paths.start.conservativeResize(3, kept);
+    std::vector<ParticlePaths::Anchor> anchors;
+    for (ParticlePaths::Anchor a : paths.anchors) {
+      a.particle = moved[static_cast<std::size_t>(a.particle)];
+      if (a.particle >= 0) anchors.push_back(a);
+    }
+    paths.anchors = std::move(anchors);
+  }
+  const Index before = paths.start.cols();
+  if (particles.cols() <= before) return;
+  paths.start.conservativeResize(3, particles.cols());
+  paths.start.rightCols(particles.cols() - before) = particles.rightCols(particles.cols() - before);
+}
+
 void update_particle_reach(CutCellSimulator& state) {
   if (!state.liquid || state.surfaces.meshes.empty()) return;
   fluid::Liquid& liquid = *state.liquid;

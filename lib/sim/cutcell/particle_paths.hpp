@@ -34,6 +34,12 @@ struct ParticlePaths {
   std::vector<Anchor> anchors;     // the particles near a solid, by particle index
 };
 
+// After particles were removed and appended between stages 2 and 6 (the
+// sources and drains, sim/cutcell/flows.hpp): `moved` maps each particle's
+// index before to its index after (-1: removed; empty: none removed), and the
+// particles past the kept ones are new and start where they are.
+void follow_particles(ParticlePaths& paths, const std::vector<Index>& moved, const Points& particles);
+
 // Stage 2, before the particles move (the surfaces still at the positions of
 // the last stage 4, those before this substep's stage 1).
 ParticlePaths start_particle_paths(const CutCellSimulator& state);

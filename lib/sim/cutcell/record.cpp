@@ -26,6 +26,8 @@ void CutCellSimulator::add_record(json& j, const FrameStats& s) const {
     j["deep_density"] = packing.deep_density;
     j["packed_cells"] = packing.packed_cells;
     j["max_fluid_speed"] = fluid::max_speed(*liquid);
+    j["liquid_added"] = flows.added;
+    j["liquid_removed"] = flows.removed;
   }
   const FluidLoads loads = s.loads.mean(solids.size(), scene.obstacles.size());
   for (std::size_t k = 0; k < solids.size(); ++k) {

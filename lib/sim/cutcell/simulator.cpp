@@ -59,13 +59,33 @@ solid::ReducedBody make_reduced(const scene::Scene& scene, const scene::SolidDes
 // (sim/cutcell/couple.hpp), which only the spd scheme's solve takes.
 void check_reduced_scheme(const CutCellSimulator& state) {
   const scene::Scene& scene = state.scene;
-  if (scene.fluid.regions.empty() || scene.coupling.scheme == scene::Coupling::Scheme::spd) return;
+  if (!scene::has_liquid(scene) || scene.coupling.scheme == scene::Coupling::Scheme::spd) return;
   for (std::size_t b = 0; b < state.solids.size(); ++b)
     if (state.is_reduced(b))
       throw SceneError(scene.file, "/coupling/scheme",
                        std::string("solid \"") + state.solids[b].name + "\" is reduced, and reduced bodies couple " +
                            "to the liquid in the \"spd\" scheme only, not \"" + scene::to_string(scene.coupling.scheme) +
                            "\"");
+}
+
+// A source that starts inside a solid would fill the solid's cells around it
+// and push it from within: refused, naming the source. Checked: a solid node
+// in the source's shape, or the middle of the source's box inside a solid.
+void check_sources_clear(const CutCellSimulator& state) {
+  const scene::Scene& scene = state.scene;
+  for (std::size_t s = 0; s < state.flows.sources.size(); ++s) {
+    const LiquidFlows::Zone& z = state.flows.sources[s];
+    const Vec3 middle = 0.5 * (z.bounds.min + z.bounds.max);
+    for (std::size_t b = 0; b < state.solids.size(); ++b) {
+      const solid::Body& body = state.solids[b];
+      bool overlap = state.surfaces.meshes[b].inside(middle);
+      for (Index n = 0; n < body.x.cols() && !overlap; ++n) overlap = z.inside(body.x.col(n));
+      if (overlap)
+        throw SceneError(scene.file, scene.fluid.sources[s].pointer,
+                         "overlaps solid \"" + body.name + "\" at the start; a source fills its shape with liquid, "
+                         "so it must lie in the liquid's space (move it off the solid)");
+    }
+  }
 }
 
 }  // namespace
@@ -87,7 +107,7 @@ CutCellSimulator::CutCellSimulator(const scene::Scene& scene) : Simulator(scene)
   // obj obstacles are read and checked even without liquid, so --validate reports a bad mesh.
   std::vector<levelset::StaticSolid> obj_obstacles =
       obj_obstacle_solids(scene.obstacles, scene.file, OBSTACLE_BAND_CELLS * scene.grid.cell_size);
-  if (scene.fluid.regions.empty()) {
+  if (!scene::has_liquid(scene)) {
     if (!scene.obstacles.empty())
       log::warn(scene.file + ": /obstacles: obstacles only act on the liquid, and this scene has none");
     return;
@@ -101,6 +121,8 @@ CutCellSimulator::CutCellSimulator(const scene::Scene& scene) : Simulator(scene)
   const levelset::StaticSolid obstacles = static_solid(scene.obstacles, std::move(obj_obstacles));
   const std::vector<fluid::Region> obj_regions = obj_region_tests(scene.fluid.regions, scene.file);
   const fluid::Region bodies = state.solids.empty() ? fluid::Region{} : in_bodies;
+  state.flows = make_flows(scene);
+  check_sources_clear(state);
   state.liquid = make_liquid(scene, obstacles, obj_regions, bodies);
   state.obstacle_surfaces = obstacle_load_surfaces(scene.obstacles, state.liquid->grid);
   if (!state.surfaces.meshes.empty()) {
@@ -134,12 +156,17 @@ Real CutCellSimulator::max_speed() const {
   Real speed = liquid ? fluid::max_speed(*liquid) : 0;
   for (const solid::Body& b : solids)
     if (b.num_nodes() > 0) speed = std::max(speed, b.v.colwise().norm().maxCoeff());
+  // A source sets its faces before this substep's projection: its speed
+  // bounds the step from the first substep it acts in.
+  for (const LiquidFlows::Zone& z : flows.sources)
+    if (z.active(time)) speed = std::max(speed, z.velocity.norm());
   return speed;
 }
 
 std::vector<std::string> CutCellSimulator::stages() const {
-  return {STAGE_SOLID_POSITIONS, STAGE_ADVECTION, STAGE_FORCES,     STAGE_DISTANCE_FIELDS,
-          STAGE_PROJECTION,      STAGE_LOADS,     STAGE_DENSITY_CORRECTION, STAGE_EXTRAPOLATION};
+  return {STAGE_SOLID_POSITIONS, STAGE_ADVECTION,          STAGE_FORCES,       STAGE_SOURCES,
+          STAGE_DISTANCE_FIELDS, STAGE_PROJECTION,         STAGE_LOADS,        STAGE_DENSITY_CORRECTION,
+          STAGE_EXTRAPOLATION};
 }
 
 std::string CutCellSimulator::summary() const {

@@ -23,6 +23,7 @@
 #include "lib/coupling/coupled_projection.hpp"
 #include "lib/fluid/liquid.hpp"
 #include "lib/scene/scene.hpp"
+#include "lib/sim/cutcell/flows.hpp"
 #include "lib/sim/cutcell/loads.hpp"
 #include "lib/sim/cutcell/probes.hpp"
 #include "lib/sim/cutcell/solid_fields.hpp"
@@ -36,6 +37,7 @@ namespace fsicut::sim {
 inline constexpr const char* STAGE_SOLID_POSITIONS = "solid_positions";
 inline constexpr const char* STAGE_ADVECTION = "advection";
 inline constexpr const char* STAGE_FORCES = "forces";
+inline constexpr const char* STAGE_SOURCES = "sources";
 inline constexpr const char* STAGE_DISTANCE_FIELDS = "distance_fields";
 inline constexpr const char* STAGE_PROJECTION = "projection";
 inline constexpr const char* STAGE_LOADS = "loads";
@@ -55,7 +57,8 @@ class CutCellSimulator final : public Simulator {
   // One per solid: set for "model": "reduced", whose dynamics live here and
   // whose Body holds the reconstructed positions and velocities (solid/reduced.hpp).
   std::vector<std::optional<solid::ReducedBody>> reduced;
-  std::optional<fluid::Liquid> liquid;  // present when the scene has fluid regions
+  std::optional<fluid::Liquid> liquid;  // present when the scene has fluid regions or sources
+  LiquidFlows flows;                  // sources, drains and their books (sim/cutcell/flows.hpp)
   SolidSurfaces surfaces;             // the solids' moving surfaces (with liquid; derived from x)
   std::vector<ProbeSite> probes;      // the scene's probes, ready to sample (sim/cutcell/probes.hpp)
   std::vector<ObstacleSurface> obstacle_surfaces;  // with liquid: one per obstacle, for its load
@@ -67,7 +70,7 @@ class CutCellSimulator final : public Simulator {
   bool is_reduced(std::size_t b) const { return b < reduced.size() && reduced[b].has_value(); }
 
   StepReport step(Real dt, StageTimes& times, const SystemObserver& observe = {}) override;  // step.cpp
-  // The fastest liquid face or solid node [m/s].
+  // The fastest liquid face, solid node or active source [m/s].
   Real max_speed() const override;
   std::vector<std::string> stages() const override;
 

@@ -44,6 +44,9 @@
 //                     set-up gives the results of a fresh one bit for bit.
 //                     probes, obstacle_surfaces: built by the constructor from
 //                     the scene (probe sites, obstacle cut cells: static).
+//                     flows: the zones are built by the constructor; the books
+//                     (added, removed) in FLOW, written only for scenes with
+//                     sources, drains or open sides.
 //   scene::Coupling::Partitioned: in the scene (fingerprinted), not stored.
 
 namespace fsicut::sim {
@@ -114,6 +117,24 @@ void restore_pieces(const checkpoint::Snapshot& s, const std::string& file, CutC
   checkpoint::expect_end(r);
 }
 
+// The books of the sources, drains and open sides: written only for scenes
+// that have them, so other scenes' checkpoints are unchanged.
+void restore_flows(const checkpoint::Snapshot& s, const std::string& file, CutCellSimulator& state) {
+  const bool flows = state.liquid && state.flows.any(state.liquid->open);
+  state.flows.added = state.flows.removed = 0;
+  if (!s.has(checkpoint::SECTION_FLOWS)) {
+    if (flows)
+      throw_mismatch(checkpoint::section_where(file, checkpoint::SECTION_FLOWS),
+                     "the scene has sources, drains or open sides, the checkpoint none");
+    return;
+  }
+  checkpoint::ByteReader r = s.read(checkpoint::SECTION_FLOWS, file);
+  if (!flows) throw_mismatch(r.where(), "the checkpoint has sources, drains or open sides, the scene none");
+  state.flows.added = r.f64();
+  state.flows.removed = r.f64();
+  checkpoint::expect_end(r);
+}
+
 }  // namespace
 
 void CutCellSimulator::save(checkpoint::Snapshot& s) const {
@@ -131,6 +152,11 @@ void CutCellSimulator::save(checkpoint::Snapshot& s) const {
     });
   if (liquid && !liquid->pieces.empty())
     checkpoint::add_section(s, checkpoint::SECTION_PIECES, [&](ByteWriter& w) { checkpoint::put(w, liquid->pieces); });
+  if (liquid && flows.any(liquid->open))
+    checkpoint::add_section(s, checkpoint::SECTION_FLOWS, [&](ByteWriter& w) {
+      w.f64(flows.added);
+      w.f64(flows.removed);
+    });
 }
 
 void CutCellSimulator::restore(const checkpoint::Snapshot& snapshot, const std::string& file) {
@@ -144,6 +170,7 @@ void CutCellSimulator::restore(const checkpoint::Snapshot& snapshot, const std::
   restore_liquid(snapshot, file, *this);
   restore_solid_fields(snapshot, file, *this);
   restore_pieces(snapshot, file, *this);
+  restore_flows(snapshot, file, *this);
 }
 
 }  // namespace fsicut::sim

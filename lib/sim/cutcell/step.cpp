@@ -10,6 +10,7 @@
 #include "lib/cutcell/split_cells.hpp"
 #include "lib/fluid/density_correction.hpp"
 #include "lib/sim/cutcell/couple.hpp"
+#include "lib/sim/cutcell/flows.hpp"
 #include "lib/sim/cutcell/particle_paths.hpp"
 #include "lib/sim/cutcell/simulator.hpp"
 #include "lib/sim/cutcell/solid_fields.hpp"
@@ -184,13 +185,16 @@ void extrapolate_and_constrain(CutCellSimulator& state, ParticlePaths& paths) {
 StepReport CutCellSimulator::step(Real dt, StageTimes& times, const SystemObserver& observe) {
   StepReport report;
   ParticlePaths paths;
+  Carried carried;
   std::optional<LoadRows> load_rows;
   // 1. Update solid positions, x += dt v (34), and element rotations (Mueller & Gross 2004).
   { ScopedStage t(times, STAGE_SOLID_POSITIONS); update_solid_positions(*this, dt); }
   // 2. Advect marker particles (RK2) and face velocities (semi-Lagrangian).
-  { ScopedStage t(times, STAGE_ADVECTION); paths = advect(*this, dt); }
+  { ScopedStage t(times, STAGE_ADVECTION); carried = carried_by_sources(*this); paths = advect(*this, dt); }
   // 3. External forces: gravity by forward Euler.
   { ScopedStage t(times, STAGE_FORCES); apply_gravity(*this, dt); }
+  // Sources fill, drains and open sides empty (not in the paper: sim/cutcell/flows.hpp).
+  { ScopedStage t(times, STAGE_SOURCES); exchange_liquid(*this, dt, carried, paths); }
   // 4. Distance fields: solid SDF, face fractions, cut cells; liquid SDF.
   { ScopedStage t(times, STAGE_DISTANCE_FIELDS); update_distance_fields(*this); }
   // 5. Pressure projection, coupled (33) or alone (13), (6).
