@@ -44,7 +44,7 @@ TEST_CASE("flow keys: sources, drains and open sides read every key") {
 }
 
 TEST_CASE("flow keys: the defaults are a closed box with no sources or drains, and the fingerprint is unchanged") {
-  const Scene s = parse_flows(GRID + R"( }, "fluid": { "regions": [ { "min": [0, 0, 0], "max": [0.5, 0.5, 0.5] } ] })");
+  const Scene s = parse_flows(GRID + R"( }, "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [0.5, 0.5, 0.5] } ] })");
   CHECK(s.grid.open == Sides{});
   CHECK(s.fluid.sources.empty());
   CHECK(s.fluid.drains.empty());
@@ -54,11 +54,11 @@ TEST_CASE("flow keys: the defaults are a closed box with no sources or drains, a
   CHECK_FALSE(contains(print, "open"));
   CHECK_FALSE(contains(print, "sources"));
   CHECK_FALSE(contains(print, "drains"));
-  const Scene source = parse_flows(GRID + R"( }, "fluid": { "sources": [ { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] } ] })");
+  const Scene source = parse_flows(GRID + R"( }, "fluid": { "sources": [ { "type": "box", "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] } ] })");
   CHECK(std::isinf(source.fluid.sources[0].until));
   CHECK(has_liquid(source));
   CHECK(fingerprint(source) != fingerprint(parse_flows(GRID + R"( }, "fluid": { "sources": [
-      { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2], "velocity": [0, -1, 0] } ] })")));
+      { "type": "box", "min": [0, 0, 0], "max": [0.2, 0.2, 0.2], "velocity": [0, -1, 0] } ] })")));
 }
 
 TEST_CASE("flow keys: bad values are refused with the pointer") {
@@ -66,19 +66,19 @@ TEST_CASE("flow keys: bad values are refused with the pointer") {
   CHECK(contains(flows_error(GRID + R"(, "open": ["+x", "+x"] })"), "/grid/open/1: side \"+x\" is listed twice"));
   CHECK(contains(flows_error(GRID + R"(, "open": "+x" })"), "/grid/open: expected an array of sides"));
   CHECK(contains(flows_error(GRID + R"( }, "fluid": { "sources": [
-      { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2], "from": 1, "until": 1 } ] })"),
+      { "type": "box", "min": [0, 0, 0], "max": [0.2, 0.2, 0.2], "from": 1, "until": 1 } ] })"),
                  "/fluid/sources/0/until: must be later than from (1 s), got 1"));
   CHECK(contains(flows_error(GRID + R"( }, "fluid": { "drains": [
-      { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2], "from": -1 } ] })"),
+      { "type": "box", "min": [0, 0, 0], "max": [0.2, 0.2, 0.2], "from": -1 } ] })"),
                  "/fluid/drains/0/from"));
   CHECK(contains(flows_error(GRID + R"( }, "fluid": { "drains": [
-      { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2], "velocity": [1, 0, 0] } ] })"),
+      { "type": "box", "min": [0, 0, 0], "max": [0.2, 0.2, 0.2], "velocity": [1, 0, 0] } ] })"),
                  "/fluid/drains/0"));
   CHECK(contains(flows_error(GRID + R"( }, "fluid": { "sources": [
-      { "min": [2, 0, 0], "max": [3, 0.2, 0.2] } ] })"),
+      { "type": "box", "min": [2, 0, 0], "max": [3, 0.2, 0.2] } ] })"),
                  "/fluid/sources/0: lies outside the grid along axis 0"));
   CHECK(contains(flows_error(GRID + R"( }, "fluid": { "kind": "smoke", "sources": [
-      { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] } ] }, "coupling": { "scheme": "eulerian" })"),
+      { "type": "box", "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] } ] }, "coupling": { "scheme": "eulerian" })"),
                  "/fluid/sources"));
   CHECK(contains(flows_error(GRID + R"(, "open": ["+y"] }, "fluid": { "kind": "smoke" }, "coupling": { "scheme": "eulerian" })"),
                  "/grid/open: open sides are implemented for liquids only"));

@@ -32,7 +32,7 @@ Books run_frames(sim::CutCellSimulator& s, int frames) {
   b.removed.push_back(s.flows.removed);
   for (int f = 1; f <= frames; ++f) {
     sim::FrameStats tally;
-    sim::StageTimes times;
+    StageTimes times;
     REQUIRE(sim::advance_frame(s, tally, times));
     b.volume.push_back(*s.liquid_volume());
     b.added.push_back(s.flows.added);
