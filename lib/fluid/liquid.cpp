@@ -99,9 +99,9 @@ void update_distance_fields(Liquid& l) {
   levelset::extend_liquid_into_solid(l.grid, l.solid_phi, l.fractions, l.liquid_phi);
 }
 
-linsolve::Report project(Liquid& l, Real dt) {
+linsolve::Report project(Liquid& l, Real dt, const grid::MacVelocity* wall) {
   return project_pressure(l.grid, l.liquid_phi, l.fractions, dt, l.density, l.projection, l.velocity,
-                          l.pressure, l.valid, l.split, &l.region_pressure, &l.pieces);
+                          l.pressure, l.valid, l.split, &l.region_pressure, &l.pieces, wall);
 }
 
 void extrapolate_and_constrain(Liquid& l, const SolidVelocity& solid_velocity) {

@@ -4,6 +4,7 @@
 
 #include "lib/scene/names.hpp"
 #include "lib/scene/read_eulerian.hpp"
+#include "lib/scene/read_motion.hpp"
 #include "lib/scene/read_probes.hpp"
 
 namespace fsicut::scene {
@@ -61,6 +62,7 @@ Shape read_shape(const json& j, const Where& w, ShapeUse use) {
   }
   if (use == FLUID_REGION) o.get("velocity", s.velocity);
   if (use == OBSTACLE) o.get("inside_out", s.inside_out);
+  if (use != FLUID_REGION && o.has("motion")) s.motion = read_motion(o.at("motion"), w / "motion");
   o.finish();
   return s;
 }

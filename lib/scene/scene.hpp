@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lib/core/types.hpp"
+#include "lib/scene/motion.hpp"
 
 namespace fsicut::scene {
 
@@ -43,6 +44,7 @@ struct Shape {
   std::string path;                 // obj, resolved against the scene folder
   Vec3 velocity{0, 0, 0};           // fluid regions: initial velocity [m/s]
   bool inside_out = false;          // obstacles: solid outside the shape (a container)
+  std::optional<Motion> motion;     // obstacles, pinned regions: prescribed rigid motion; none: static
   std::string pointer;              // JSON pointer of this shape in the scene
 };
 
