@@ -131,7 +131,7 @@ TEST_CASE("motion keys are read, and bad ones are errors naming their pointer") 
   CHECK(test::scene_error(R"({ "grid": { "resolution": [8, 8, 8], "cell_size": 0.1 },
     "fluid": { "regions": [ { "type": "box", "min": [0, 0, 0], "max": [0.2, 0.2, 0.2],
                               "motion": { "sine": { "amplitude": [1, 0, 0], "period": 1 } } } ] } })")
-            .find("/fluid/regions/0: unknown key \"motion\"") != std::string::npos);
+            .find("/fluid/regions/0/motion: unknown key \"motion\"") != std::string::npos);
 }
 
 TEST_CASE("speed_bound bounds the speed of every point within reach") {

@@ -251,6 +251,12 @@ void add_moving_obstacles(CutCellSimulator& state) {
   const grid::MacGrid& g = l.grid;
   const Real band = SOLID_BAND_CELLS * g.dx, tie = levelset::SURFACE_TIE_CELLS * g.dx;
   const Vec3i last = g.node_shape() - Vec3i::Ones();
+  // Beyond its window an obstacle is farther than the band: +band there, as a
+  // body's distance is (solid_fields.hpp), so that solid_phi stays a lower
+  // bound of the distance to every solid (the particle paths skip the
+  // particles it puts farther than their path is long).
+  std::vector<Real>& all = l.solid_phi.data();
+  parallel_for(0, static_cast<Index>(all.size()), [&](Index i) { all[i] = std::min(all[i], band - tie); });
   for (const MovingObstacle& o : state.motions.obstacles) {
     if (!o.rest) continue;
     Vec3i lo, hi;
