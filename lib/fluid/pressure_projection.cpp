@@ -103,6 +103,20 @@ void add_split_face(const cutcell::ActiveCells& active, const grid::Array3<Real>
   }
 }
 
+// Sorts a row's entries by column and sums those of one column.
+void merge_entries(Entries& row) {
+  std::stable_sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::size_t kept = 0;
+  for (std::size_t e = 0; e < row.size(); ++e) {
+    if (kept > 0 && row[kept - 1].first == row[e].first) {
+      row[kept - 1].second += row[e].second;
+    } else {
+      row[kept++] = row[e];
+    }
+  }
+  row.resize(kept);
+}
+
 // assemble_pressure with split cells: rows built entry by entry, merged.
 PressureSystem assemble_split(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
                               const cutcell::FaceFractions& fractions, const grid::MacVelocity& velocity,
@@ -162,16 +176,7 @@ PressureSystem assemble_split(const grid::MacGrid& grid, const grid::Array3<Real
       }
     }
     row.emplace_back(static_cast<int>(u), diag);
-    std::stable_sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::size_t kept = 0;
-    for (std::size_t e = 0; e < row.size(); ++e) {
-      if (kept > 0 && row[kept - 1].first == row[e].first) {
-        row[kept - 1].second += row[e].second;
-      } else {
-        row[kept++] = row[e];
-      }
-    }
-    row.resize(kept);
+    merge_entries(row);
     air[u] = touches_air;
     sys.rhs[u] = rhs;
   });

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "lib/scene/fingerprint.hpp"
 #include "lib/scene/load.hpp"
 #include "lib/scene/motion.hpp"
 #include "tests/scene/fixtures.hpp"
@@ -152,4 +153,31 @@ TEST_CASE("speed_bound bounds the speed of every point within reach") {
   sine.type = Motion::Type::sine;
   sine.sine = {Vec3(0.3, 0.4, 0), 0.5, 0};
   CHECK(scene::speed_bound(sine, centre, reach) == doctest::Approx(0.5 * 2 * PI / 0.5));
+}
+
+TEST_CASE("a scene's motions are echoed by to_json and read back the same") {
+  const std::string text = R"({ "grid": { "resolution": [8, 8, 8], "cell_size": 0.1 },
+    "obstacles": [ { "type": "box", "min": [0.2, 0.2, 0.2], "max": [0.4, 0.4, 0.4],
+                     "motion": { "keyframes": [ { "time": 0.5, "rotate": [0, 0, 10] }, { "time": 1, "translate": [0.1, 0, 0] } ],
+                                 "pivot": [0.3, 0.1, 0] } },
+                   { "type": "sphere", "center": [0.6, 0.4, 0.4], "radius": 0.1,
+                     "motion": { "sine": { "amplitude": [0, 0.05, 0], "period": 2, "phase": 1 } } },
+                   { "type": "sphere", "center": [0.2, 0.6, 0.4], "radius": 0.1 } ] })";
+  const scene::Scene a = scene::parse_scene(text, "t.json", "/scenes");
+  const scene::Scene b = scene::parse_scene(scene::to_json(a), "t.json", "/scenes");
+  REQUIRE(b.obstacles.size() == 3);
+  CHECK(!b.obstacles[2].motion);
+  REQUIRE(b.obstacles[0].motion);
+  REQUIRE(b.obstacles[1].motion);
+  const Motion &k = *b.obstacles[0].motion, &s = *b.obstacles[1].motion;
+  REQUIRE(k.keyframes.size() == 2);
+  CHECK(k.keyframes[0].time == 0.5);
+  CHECK(k.keyframes[0].rotate == Vec3(0, 0, 10));
+  CHECK(k.keyframes[1].translate == Vec3(0.1, 0, 0));
+  CHECK(k.pivot == Vec3(0.3, 0.1, 0));
+  CHECK(s.type == Motion::Type::sine);
+  CHECK(s.sine.amplitude == Vec3(0, 0.05, 0));
+  CHECK(s.sine.period == 2);
+  CHECK(s.sine.phase == 1);
+  CHECK(scene::fingerprint(a) == scene::fingerprint(b));
 }

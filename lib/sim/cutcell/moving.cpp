@@ -58,7 +58,8 @@ void placed_bounds(const scene::MotionState& m, const Vec3& lo, const Vec3& hi, 
 std::vector<Real> check_times(const scene::Motion& motion) {
   std::vector<Real> times;
   if (motion.type == scene::Motion::Type::sine) {
-    for (int k = 0; k < MOTION_CHECK_SAMPLES; ++k) times.push_back(motion.sine.period * k / MOTION_CHECK_SAMPLES);
+    const auto [from, to] = scene::motion_span(motion);
+    for (int k = 0; k < MOTION_CHECK_SAMPLES; ++k) times.push_back(from + (to - from) * k / MOTION_CHECK_SAMPLES);
     return times;
   }
   const std::vector<scene::Keyframe>& keys = motion.keyframes;

@@ -196,7 +196,10 @@ std::string CutCellSimulator::summary() const {
         << " m^3, density " << s.fluid.density << " kg/m^3\n";
   else
     out << "liquid    none\n";
-  out << "obstacles " << s.obstacles.size() << "\n";
+  out << "obstacles " << s.obstacles.size();
+  if (!state.motions.obstacles.empty()) out << " (" << state.motions.obstacles.size() << " moving)";
+  out << "\n";
+  if (!state.motions.pinned.empty()) out << "motion    " << state.motions.pinned.size() << " driven pinned regions\n";
   for (const solid::Body& b : state.solids) {
     const solid::BodyStats st = solid::stats(b);
     Index pinned = 0;
