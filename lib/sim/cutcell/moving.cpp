@@ -246,8 +246,20 @@ void place_obstacle_surfaces(CutCellSimulator& state) {
   }
 }
 
+bool obstacles_moved(const CutCellSimulator& state) {
+  const std::vector<scene::MotionState>& placed = state.motions.placed;
+  if (placed.size() != state.motions.obstacles.size()) return true;
+  for (std::size_t k = 0; k < placed.size(); ++k) {
+    const scene::MotionState& now = state.motions.obstacles[k].now;
+    if (now.rotation != placed[k].rotation || now.translation != placed[k].translation) return true;
+  }
+  return false;
+}
+
 void add_moving_obstacles(CutCellSimulator& state) {
   place_obstacle_surfaces(state);
+  state.motions.placed.clear();
+  for (const MovingObstacle& o : state.motions.obstacles) state.motions.placed.push_back(o.now);
   fluid::Liquid& l = *state.liquid;
   const grid::MacGrid& g = l.grid;
   const Real band = SOLID_BAND_CELLS * g.dx, tie = levelset::SURFACE_TIE_CELLS * g.dx;

@@ -56,6 +56,8 @@ struct Motions {
   std::vector<MovingObstacle> obstacles;
   std::vector<PinnedDrive> pinned;
   grid::MacVelocity wall;  // workspace of update_wall_velocity
+  // Each obstacle's placement when add_moving_obstacles last ran (empty: never).
+  std::vector<scene::MotionState> placed;
   bool empty() const { return obstacles.empty() && pinned.empty(); }
 };
 
@@ -84,6 +86,11 @@ void place_moving(CutCellSimulator& state, Real t);
 // Moves the obstacles' triangle surfaces (SolidSurfaces::meshes) and load
 // surfaces to their `now`.
 void place_obstacle_surfaces(CutCellSimulator& state);
+
+// Whether some moving obstacle stands elsewhere than when
+// add_moving_obstacles last ran (true when it never ran): without bodies,
+// stage 4 recomputes the solid fields only then.
+bool obstacles_moved(const CutCellSimulator& state);
 
 // Stage 4: place_obstacle_surfaces, then the moving obstacles' distances
 // united into liquid.solid_phi (after the static part) and the face

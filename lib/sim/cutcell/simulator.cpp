@@ -99,6 +99,7 @@ void start_moving(CutCellSimulator& state, const levelset::StaticSolid& fixed) {
   state.liquid->solid = fixed;
   fluid::refresh_solid(*state.liquid);
   state.surfaces.static_fractions = {};
+  state.motions.placed.clear();
   attach_obstacle_surfaces(state);
   place_moving(state, state.time);
 }

@@ -96,6 +96,7 @@ void restore_liquid(const checkpoint::Snapshot& s, const std::string& file, CutC
 // on the stored x), then the solids back where they are.
 void restore_solid_fields(const checkpoint::Snapshot& s, const std::string& file, CutCellSimulator& state) {
   if (!state.motions.empty()) place_moving(state, state.time);
+  state.motions.placed.clear();
   if (!state.liquid || (state.solids.empty() && state.motions.obstacles.empty())) return;
   std::vector<Points> now;
   for (solid::Body& b : state.solids) now.push_back(b.x);

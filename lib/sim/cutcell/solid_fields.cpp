@@ -25,7 +25,9 @@ void update_solid_fields(CutCellSimulator& state) {
   fluid::Liquid& liquid = *state.liquid;
   SolidSurfaces& surfaces = state.surfaces;
   const grid::MacGrid& grid = liquid.grid;
-  if (surfaces.fixed) {
+  // Obstacles holding still (a keyframed motion before its first keyframe or
+  // after its last) leave every field as the last call computed it.
+  if (surfaces.fixed || (state.solids.empty() && !obstacles_moved(state))) {
     liquid.reach.particles =
         cutcell::particle_reach(grid, liquid.solid_phi, surfaces.meshes, liquid.reach, liquid.particles);
     return;
