@@ -248,7 +248,7 @@ void place_obstacle_surfaces(CutCellSimulator& state) {
 
 bool obstacles_moved(const CutCellSimulator& state) {
   const std::vector<scene::MotionState>& placed = state.motions.placed;
-  if (placed.size() != state.motions.obstacles.size()) return true;
+  if (placed.empty() || placed.size() != state.motions.obstacles.size()) return true;
   for (std::size_t k = 0; k < placed.size(); ++k) {
     const scene::MotionState& now = state.motions.obstacles[k].now;
     if (now.rotation != placed[k].rotation || now.translation != placed[k].translation) return true;

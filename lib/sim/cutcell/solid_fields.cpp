@@ -27,7 +27,7 @@ void update_solid_fields(CutCellSimulator& state) {
   const grid::MacGrid& grid = liquid.grid;
   // Obstacles holding still (a keyframed motion before its first keyframe or
   // after its last) leave every field as the last call computed it.
-  if (surfaces.fixed || (state.solids.empty() && !obstacles_moved(state))) {
+  if (surfaces.fixed || (state.solids.empty() && !state.motions.obstacles.empty() && !obstacles_moved(state))) {
     liquid.reach.particles =
         cutcell::particle_reach(grid, liquid.solid_phi, surfaces.meshes, liquid.reach, liquid.particles);
     return;
