@@ -101,9 +101,9 @@ void update_distance_fields(Liquid& l) {
   open_layers_to_air(l.grid, l.open, l.liquid_phi);
 }
 
-linsolve::Report project(Liquid& l, Real dt) {
+linsolve::Report project(Liquid& l, Real dt, const grid::MacVelocity* wall) {
   return project_pressure(l.grid, l.liquid_phi, l.fractions, dt, l.density, l.projection, l.velocity,
-                          l.pressure, l.valid, l.split, &l.region_pressure, &l.pieces, l.wall_inflow);
+                          l.pressure, l.valid, l.split, &l.region_pressure, &l.pieces, wall, l.wall_inflow);
 }
 
 void extrapolate_and_constrain(Liquid& l, const SolidVelocity& solid_velocity) {

@@ -107,8 +107,9 @@ void update_distance_fields(Liquid& liquid);
 // Recomputes static_phi from liquid.solid, sets solid_phi = static_phi and the
 // face fractions from it.
 void refresh_solid(Liquid& liquid);
-// Stage 5.
-linsolve::Report project(Liquid& liquid, Real dt);
+// Stage 5. `wall` (optional): the moving walls' face velocities
+// (fluid/pressure_projection.hpp assemble_pressure).
+linsolve::Report project(Liquid& liquid, Real dt, const grid::MacVelocity* wall = nullptr);
 // Stage 6. `solid_velocity` (optional) is the velocity [m/s] of the solid
 // surface nearest to a point inside a solid (zero for static obstacles); the
 // constraint then keeps the fluid's normal velocity equal to the solid's there.

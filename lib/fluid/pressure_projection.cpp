@@ -103,10 +103,24 @@ void add_split_face(const cutcell::ActiveCells& active, const grid::Array3<Real>
   }
 }
 
+// Sorts a row's entries by column and sums those of one column.
+void merge_entries(Entries& row) {
+  std::stable_sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::size_t kept = 0;
+  for (std::size_t e = 0; e < row.size(); ++e) {
+    if (kept > 0 && row[kept - 1].first == row[e].first) {
+      row[kept - 1].second += row[e].second;
+    } else {
+      row[kept++] = row[e];
+    }
+  }
+  row.resize(kept);
+}
+
 // assemble_pressure with split cells: rows built entry by entry, merged.
 PressureSystem assemble_split(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
                               const cutcell::FaceFractions& fractions, const grid::MacVelocity& velocity,
-                              Real scale, const cutcell::SplitCells& split) {
+                              Real scale, const cutcell::SplitCells& split, const grid::MacVelocity* wall) {
   PressureSystem sys;
   sys.active = cutcell::find_active_cells(grid, liquid_phi, fractions, split);
   const cutcell::ActiveCells& active = sys.active;
@@ -126,6 +140,9 @@ PressureSystem assemble_split(const grid::MacGrid& grid, const grid::Array3<Real
     Entries& row = rows[u];
     Real diag = 0, rhs = 0;
     bool touches_air = false;
+    // A moving wall's examined cells balance the flux relative to the wall;
+    // the others count their closed parts as moving with it (see the header).
+    const bool examined = wall && split.regions.count(cell) > 0;
     for (int q = 0; q < 6; ++q) {
       const int axis = NEIGHBOUR_AXIS[q], side = NEIGHBOUR_SIDE[q];
       Vec3i face = c, nb = c;
@@ -133,6 +150,8 @@ PressureSystem assemble_split(const grid::MacGrid& grid, const grid::Array3<Real
       nb[axis] += side;
       const Index idx = fractions[axis].index(face.x(), face.y(), face.z());
       const Real w = fractions[axis][idx];
+      const Real moving = wall ? (*wall)[axis][idx] : 0;
+      if (wall && !examined) rhs -= side * (1 - std::max(w, Real(0))) * moving * inv_dx;
       if (!(w > 0)) continue;
       const Index neighbour = liquid_phi.index(nb.x(), nb.y(), nb.z());
       if (const std::vector<cutcell::FacePiece>* pieces = split.pieces(axis, idx)) {
@@ -140,9 +159,12 @@ PressureSystem assemble_split(const grid::MacGrid& grid, const grid::Array3<Real
         add_split_face(active, liquid_phi, *pieces, cell, neighbour, region[u], side, scale, row, diag,
                        flux_fraction, touches_air, links[u]);
         rhs -= side * flux_fraction * velocity[axis][idx] * inv_dx;
+        if (examined) rhs += side * flux_fraction * moving * inv_dx;
+        else if (wall) rhs -= side * (w - flux_fraction) * moving * inv_dx;
         continue;
       }
       rhs -= side * w * velocity[axis][idx] * inv_dx;
+      if (examined) rhs += side * w * moving * inv_dx;
       const int rn = active.row[neighbour];
       if (rn >= 0) {
         diag += w * scale;
@@ -154,16 +176,7 @@ PressureSystem assemble_split(const grid::MacGrid& grid, const grid::Array3<Real
       }
     }
     row.emplace_back(static_cast<int>(u), diag);
-    std::stable_sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::size_t kept = 0;
-    for (std::size_t e = 0; e < row.size(); ++e) {
-      if (kept > 0 && row[kept - 1].first == row[e].first) {
-        row[kept - 1].second += row[e].second;
-      } else {
-        row[kept++] = row[e];
-      }
-    }
-    row.resize(kept);
+    merge_entries(row);
     air[u] = touches_air;
     sys.rhs[u] = rhs;
   });
@@ -247,9 +260,9 @@ Real ghost_theta(Real phi_liquid, Real phi_air) {
 PressureSystem assemble_pressure(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
                                  const cutcell::FaceFractions& fractions,
                                  const grid::MacVelocity& velocity, Real dt, Real density,
-                                 const cutcell::SplitCells& split) {
+                                 const cutcell::SplitCells& split, const grid::MacVelocity* wall) {
   if (!split.empty())
-    return assemble_split(grid, liquid_phi, fractions, velocity, dt / (density * grid.dx * grid.dx), split);
+    return assemble_split(grid, liquid_phi, fractions, velocity, dt / (density * grid.dx * grid.dx), split, wall);
   PressureSystem sys;
   sys.active = cutcell::find_active_cells(grid, liquid_phi, fractions);
   const auto& active = sys.active;
@@ -290,9 +303,10 @@ PressureSystem assemble_pressure(const grid::MacGrid& grid, const grid::Array3<R
       const int axis = NEIGHBOUR_AXIS[q], side = NEIGHBOUR_SIDE[q];
       if (q == 3) diag_pos = pos++;  // the diagonal sits between -x and +x
       const Real w = cutcell::cell_face_fraction(fractions, axis, side, c);
-      if (w <= 0) continue;
       Vec3i face = c;
       if (side > 0) face[axis] += 1;
+      if (wall) rhs -= side * (1 - std::max(w, Real(0))) * (*wall)[axis](face) * inv_dx;
+      if (w <= 0) continue;
       rhs -= side * w * velocity[axis](face) * inv_dx;
       Vec3i nb = c;
       nb[axis] += side;
@@ -440,8 +454,9 @@ linsolve::Report project_pressure(const grid::MacGrid& grid, const grid::Array3<
                          const cutcell::FaceFractions& fractions, Real dt, Real density,
                          const ProjectionSettings& settings, grid::MacVelocity& velocity,
                          grid::Array3<Real>& pressure, FaceFlags& valid, const cutcell::SplitCells& split,
-                         std::vector<Real>* regions, PieceVelocities* pieces, const WallInflows& inflow) {
-  PressureSystem sys = assemble_pressure(grid, liquid_phi, fractions, velocity, dt, density, split);
+                         std::vector<Real>* regions, PieceVelocities* pieces, const grid::MacVelocity* wall,
+                         const WallInflows& inflow) {
+  PressureSystem sys = assemble_pressure(grid, liquid_phi, fractions, velocity, dt, density, split, wall);
   add_wall_inflow(sys, grid, inflow);
   std::vector<Real> further;
   if (!regions) regions = &further;

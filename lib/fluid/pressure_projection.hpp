@@ -97,10 +97,20 @@ Real ghost_theta(Real phi_liquid, Real phi_air);
 // Assembles the system above. `liquid_phi` cell centres [m]; `fractions` open face
 // fractions; `velocity` u* [m/s]; dt [s]; density rho [kg/m^3]. Parallel over rows.
 // `split`: the cells thin solids divide (empty: none).
+// `wall` (optional): moving walls (sim/cutcell/moving.hpp), per face the
+// normal velocity u_s [m/s] of the wall nearest to it (zero away from them).
+// A cell's balance then counts the closed part of each face as moving with
+// the wall, the right side -(1/dx) sum_f (A_f u*_f + (1 - A_f) u_s,f) . n_f
+// (Batty, Bertails & Bridson 2007); in the cells thin walls split (pieces)
+// the flux relative to the wall, -(1/dx) sum_k a_k (u*_k - u_s,f) . n_f,
+// which is the same for a rigid wall (its face-sampled velocity has zero
+// divergence over a cell: sum_f u_s,f . n_f = 0) and needs no closed face to
+// tell a region that its thin wall moves. Null: walls at rest, the system above.
 PressureSystem assemble_pressure(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
                                  const cutcell::FaceFractions& fractions,
                                  const grid::MacVelocity& velocity, Real dt, Real density,
-                                 const cutcell::SplitCells& split = cutcell::SplitCells{});
+                                 const cutcell::SplitCells& split = cutcell::SplitCells{},
+                                 const grid::MacVelocity* wall = nullptr);
 
 // Adds the wall inflows' fluxes to the right-hand side of the cells inside
 // them (their unknown, when active): the cell on the high side of a face at
@@ -142,7 +152,7 @@ linsolve::Report project_pressure(const grid::MacGrid& grid, const grid::Array3<
                          grid::Array3<Real>& pressure, FaceFlags& valid,
                          const cutcell::SplitCells& split = cutcell::SplitCells{},
                          std::vector<Real>* regions = nullptr, PieceVelocities* pieces = nullptr,
-                         const WallInflows& inflow = {});
+                         const grid::MacVelocity* wall = nullptr, const WallInflows& inflow = {});
 
 // The weighted divergence of cell c: (1/dx) sum_f A_f u_f . n_f [1/s], the left
 // side of (13) for static solids; zero after an exact projection.

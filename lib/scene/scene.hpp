@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "lib/core/types.hpp"
+#include "lib/scene/motion.hpp"
 
 namespace fsicut::scene {
 
@@ -54,6 +55,7 @@ struct Shape {
   bool inside_out = false;          // obstacles: solid outside the shape (a container)
   Real from = 0;                    // sources and drains: act while from <= t < until [s]
   Real until = std::numeric_limits<Real>::infinity();
+  std::optional<Motion> motion;     // obstacles, pinned regions: prescribed rigid motion; none: static
   std::string pointer;              // JSON pointer of this shape in the scene
 };
 

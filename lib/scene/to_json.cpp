@@ -14,6 +14,18 @@ namespace {
 json vec(const Vec3& v) { return json::array({v[0], v[1], v[2]}); }
 json vec(const Vec3i& v) { return json::array({v[0], v[1], v[2]}); }
 
+// Written only when present (a key added after checkpoints existed).
+json motion_json(const Motion& m) {
+  if (m.type == Motion::Type::sine)
+    return {{"sine", {{"amplitude", vec(m.sine.amplitude)}, {"period", m.sine.period}, {"phase", m.sine.phase}}}};
+  json keys = json::array();
+  for (const Keyframe& k : m.keyframes)
+    keys.push_back({{"time", k.time}, {"translate", vec(k.translate)}, {"rotate", vec(k.rotate)}});
+  json j = {{"keyframes", keys}};
+  if (m.pivot) j["pivot"] = vec(*m.pivot);
+  return j;
+}
+
 json shape_json(const Shape& s, ShapeUse use) {
   json j;
   switch (s.type) {
@@ -27,6 +39,7 @@ json shape_json(const Shape& s, ShapeUse use) {
     j["from"] = s.from;
     if (std::isfinite(s.until)) j["until"] = s.until;
   }
+  if (s.motion) j["motion"] = motion_json(*s.motion);
   return j;
 }
 

@@ -73,6 +73,19 @@ Real velocity_bound(const scene::Scene& scene) {
     const Real bulk = b.youngs_modulus / (3 * (1 - 2 * b.poisson_ratio));
     elastic = std::max(elastic, 3 * std::abs(1 - b.initial_scale) * std::sqrt(bulk / b.density));
   }
+  // Prescribed motions put energy in: the fastest moving wall.
+  const Real diagonal = (scene.grid.max() - scene.grid.origin).norm();
+  const auto moving = [&](const scene::Shape& s) {
+    if (!s.motion) return;
+    const Real reach = s.type == scene::Shape::Type::box      ? 0.5 * (s.max - s.min).norm()
+                       : s.type == scene::Shape::Type::sphere ? s.radius
+                                                              : diagonal;
+    const Vec3 centre = s.type == scene::Shape::Type::box ? Vec3(0.5 * (s.min + s.max)) : s.center;
+    v0 = std::max(v0, scene::speed_bound(*s.motion, centre, reach));
+  };
+  for (const scene::Shape& s : scene.obstacles) moving(s);
+  for (const scene::SolidDesc& b : scene.solids)
+    for (const scene::Shape& s : b.pinned) moving(s);
   Real accel = scene.gravity.norm(), smoke = 1;
   for (const scene::SmokeSource& s : scene.fluid.smoke.sources) {
     v0 = std::max(v0, s.velocity.norm());

@@ -31,8 +31,9 @@ coupling::CoupledSettings coupled_settings(const scene::Coupling& c);
 
 // The fastest speed [m/s] the scene's energy sources explain, times a margin:
 //   VELOCITY_MARGIN * sqrt(v0^2 + 2 a L + v_e^2 + (dx fps)^2)
-// with v0 the fastest initial velocity (fluid regions, liquid sources, solids, smoke
-// inflows), a = |g| + |smoke buoyancy| times the densest smoke source (at
+// with v0 the fastest initial velocity (fluid regions, liquid sources, solids,
+// smoke inflows) or prescribed motion (scene::speed_bound of moving obstacles
+// and pinned regions), a = |g| + |smoke buoyancy| times the densest smoke source (at
 // least 1), L the grid's diagonal (a fall through the whole domain turns
 // 2 a L of speed squared into motion), v_e the fastest solid's release of its initial compression
 // (a uniform strain e = |1 - initial_scale| stores 9/2 K e^2 per unit volume,

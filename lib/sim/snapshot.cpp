@@ -162,9 +162,10 @@ void restore_snapshot(const checkpoint::Snapshot& snapshot, const std::string& f
     get_measures(measures, p);
     checkpoint::expect_end(measures);
   }
-  sim.restore(snapshot, file);
+  // The clock first: what moves as a function of time is placed at it on restore.
   sim.time = time;
   sim.frame = frame;
+  sim.restore(snapshot, file);
   progress = std::move(p);
 }
 

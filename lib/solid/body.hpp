@@ -102,7 +102,8 @@ struct Body {
   // diagonal scaled to rho V: corners rho V / 36, mid-edge nodes 4 rho V / 27;
   // row sums would give the corners negative mass).
   Vector mass;
-  std::vector<char> pinned;   // #nodes, 1 = pinned: never moves, v = 0, no unknowns
+  std::vector<char> pinned;   // #nodes, 1 = pinned: no unknowns; never moves, v = 0, unless a
+                              // motion drives it (sim/cutcell/moving.hpp sets its x and v)
   DofMap dofs;                // consistent with `pinned` (set_pinned keeps it so)
 
   // Per tet (#tets each).

@@ -13,6 +13,26 @@
 
 namespace fsicut::solid {
 
+namespace {
+
+// Pinned nodes that move (prescribed velocities, sim/cutcell/moving.hpp):
+// their columns of (dt + tau_k) K v' in (6) are known, and move to the right
+// side. Nothing when every pinned node stands still.
+void add_pinned_motion(const Body& body, Real dt, Vector& b) {
+  Vector moving = Vector::Zero(3 * body.num_nodes());
+  bool any = false;
+  for (Index i = 0; i < body.num_nodes(); ++i)
+    if (body.pinned[i] && !body.v.col(i).isZero(0)) {
+      moving.segment<3>(3 * i) = body.v.col(i);
+      any = true;
+    }
+  if (!any) return;
+  const Vector force = stiffness(body) * moving;
+  for (int k = 0; k < body.dofs.num_free_dofs(); ++k) b[k] -= (dt + body.tau_k) * force[body.dofs.node_dof(k)];
+}
+
+}  // namespace
+
 void update_positions(Body& body, Real dt) {
   const DofMap& dofs = body.dofs;
   detail::for_each_index(dofs.num_free_nodes(), [&](Index k) {
@@ -47,6 +67,7 @@ BackwardEulerSystem backward_euler_system(const Body& body, Real dt, const Vec3&
   for (int k = 0; k < dofs.num_free_nodes(); ++k) s.f_external.segment<3>(3 * k) = s.mass[3 * k] * gravity;
   s.v = dofs.gather(body.v);
   s.b = s.mass.cwiseProduct(s.v) / dt + s.f_elastic + s.f_external;
+  add_pinned_motion(body, dt, s.b);
   return s;
 }
 

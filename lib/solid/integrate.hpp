@@ -23,7 +23,10 @@ void apply_gravity(Body& body, const Vec3& gravity, Real dt);
 // The backward Euler system (6) over the free dofs (body.dofs), with the
 // corotated model's K (x - x0) replaced by the negative elastic force:
 //   (M/dt + D + dt K) v' = M v/dt + f_elastic + M g,    D = tau_m M + tau_k K.
-// Pinned nodes have v = 0, so their columns drop out of the product.
+// Pinned nodes standing still have v = 0, so their columns drop out of the
+// product; pinned nodes a motion drives (their v set by the caller,
+// sim/cutcell/moving.hpp) have known velocities, and b also holds
+// -(dt + tau_k) K_fp v_p, the free rows of their columns.
 // All vectors #free dofs, all matrices #free x #free (free dof 3*k + d, see
 // body.hpp), both triangles stored.
 struct BackwardEulerSystem {

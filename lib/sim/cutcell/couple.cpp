@@ -207,7 +207,7 @@ CoupledAssembly assemble_coupled(CutCellSimulator& state, Real dt) {
   const grid::MacGrid& grid = liquid.grid;
   CoupledAssembly out;
   out.fluid = fluid::assemble_pressure(grid, liquid.liquid_phi, liquid.fractions, liquid.velocity, dt,
-                                       liquid.density, liquid.split);
+                                       liquid.density, liquid.split, update_wall_velocity(state));
   // The rows of pressure_projection.hpp are volume balances divided by dx^3;
   // the coupled system keeps the paper's units (volume rates [m^3/s]).
   const Real cell_volume = grid.dx * grid.dx * grid.dx;
@@ -236,6 +236,8 @@ CoupledAssembly assemble_coupled(CutCellSimulator& state, Real dt) {
   const CouplingColumns columns = coupling_columns(state, out.fluid.active, out.dof_offset);
   out.system.coupling.resize(out.fluid.active.count(), dofs);
   out.system.coupling.setFromTriplets(columns.full.begin(), columns.full.end());
+  // Driven pinned nodes push the liquid with their known velocities: J_p v_p moves to the right side.
+  if (columns.pinned.size() > 0) out.system.fluid_rhs -= columns.pinned;
   add_reduced_bodies(state, dt, columns.reduced, out);
   out.load.resize(6 * static_cast<int>(state.solids.size()), out.fluid.active.count());
   out.load.setFromTriplets(columns.load.begin(), columns.load.end());

@@ -151,7 +151,14 @@ CouplingColumns coupling_columns(const CutCellSimulator& state, const cutcell::A
       const mesh::SurfaceWeights w = mesh::surface_weights(body.mesh, q.triangle, q.barycentric);
       for (int j = 0; j < w.count; ++j) {
         const int k = reduced ? w.node[j] : body.dofs.free_index[w.node[j]];
-        if (k < 0) continue;
+        if (k < 0) {
+          const Vec3 moving = body.v.col(w.node[j]);
+          if (moving.isZero(0)) continue;
+          if (out.pinned.size() == 0) out.pinned = linsolve::Vector::Zero(active.count());
+          for (int n = 0; n < stencil.size; ++n)
+            out.pinned[stencil.row[n]] += stencil.weight[n] * q.area * w.weight[j] * q.normal.dot(moving);
+          continue;
+        }
         Triplets& into = reduced ? out.reduced.back() : out.full;
         const int column = reduced ? 3 * k : dof_offset[b] + 3 * k;
         for (int n = 0; n < stencil.size; ++n)

@@ -33,6 +33,10 @@ struct CouplingColumns {
   Triplets full;
   std::vector<Triplets> reduced;
   Triplets load;
+  // J_p v_p: the volume rate [m^3/s] per active cell that pinned nodes moving
+  // with a prescribed velocity push (sim/cutcell/moving.hpp); empty when
+  // every pinned node stands still.
+  linsolve::Vector pinned;
 };
 
 // The pressure at a point as weights on the active cells' pressures (rows of

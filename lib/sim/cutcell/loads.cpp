@@ -109,6 +109,13 @@ std::vector<ObstacleSurface> obstacle_load_surfaces(const std::vector<scene::Sha
   return out;
 }
 
+void place_obstacle_surface(ObstacleSurface& s, Points vertices, const Vec3& centre, const grid::MacGrid& grid) {
+  s.surface.vertices = std::move(vertices);
+  s.centre = centre;
+  s.patches = cutcell::clip_surface(grid, s.surface.vertices, s.surface.triangles);
+  s.near = near_cells(grid, s.patches);
+}
+
 std::vector<Load> obstacle_loads(const CutCellSimulator& state) {
   std::vector<Load> out(state.obstacle_surfaces.size());
   if (!state.liquid || out.empty()) return out;

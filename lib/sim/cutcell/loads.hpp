@@ -64,6 +64,11 @@ constexpr int SPHERE_OBSTACLE_SUBDIVISIONS = 5;
 std::vector<ObstacleSurface> obstacle_load_surfaces(const std::vector<scene::Shape>& obstacles,
                                                     const grid::MacGrid& grid);
 
+// Moves an obstacle's load surface: its vertices [m] (same triangles) and
+// torque centre [m] where a motion has them, its patches and near cells
+// recomputed (sim/cutcell/moving.hpp, every substep of a moving obstacle).
+void place_obstacle_surface(ObstacleSurface& s, Points vertices, const Vec3& centre, const grid::MacGrid& grid);
+
 // Each obstacle's load from the liquid's pressure (after stage 5: the active
 // cells are those of liquid_phi and the fractions, decided only at the
 // obstacles' `near` cells; why: over the whole grid that costs 13 ms per

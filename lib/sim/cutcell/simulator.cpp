@@ -11,9 +11,11 @@
 #include "lib/levelset/mesh_sdf.hpp"
 #include "lib/mesh/check.hpp"
 #include "lib/scene/names.hpp"
+#include "lib/sim/cutcell/moving.hpp"
 #include "lib/sim/cutcell/obstacles.hpp"
 #include "lib/sim/cutcell/solids.hpp"
 #include "lib/sim/from_scene.hpp"
+#include "lib/solid/corotation.hpp"
 
 namespace fsicut::sim {
 namespace {
@@ -88,6 +90,40 @@ void check_sources_clear(const CutCellSimulator& state) {
   }
 }
 
+// The obj obstacles' distances of the static obstacles only (those of
+// obj_obstacle_solids, one per obj obstacle, less the moving ones').
+std::vector<levelset::StaticSolid> moving_apart(const std::vector<scene::Shape>& obstacles,
+                                                std::vector<levelset::StaticSolid> obj) {
+  std::vector<levelset::StaticSolid> kept;
+  std::size_t k = 0;
+  for (const scene::Shape& s : obstacles)
+    if (s.type == scene::Shape::Type::obj) {
+      if (!s.motion && k < obj.size()) kept.push_back(std::move(obj[k]));
+      ++k;
+    }
+  return kept;
+}
+
+// The static obstacles united with the moving ones where they are at the state's time.
+levelset::StaticSolid seeding_solid(const CutCellSimulator& state, const levelset::StaticSolid& fixed) {
+  std::vector<levelset::StaticSolid> parts{fixed};
+  for (const MovingObstacle& o : state.motions.obstacles)
+    if (o.rest) parts.push_back([rest = o.rest, now = o.now](const Vec3& x) { return rest(now.inverse(x)); });
+  return levelset::union_solid(std::move(parts));
+}
+
+// After seeding: the liquid's static solid is the static obstacles alone
+// (the moving ones are added every substep), the moving surfaces attached
+// and placed.
+void start_moving(CutCellSimulator& state, const levelset::StaticSolid& fixed) {
+  state.liquid->solid = fixed;
+  fluid::refresh_solid(*state.liquid);
+  state.surfaces.static_fractions = {};
+  state.motions.placed.clear();
+  attach_obstacle_surfaces(state);
+  place_moving(state, state.time);
+}
+
 }  // namespace
 
 CutCellSimulator::CutCellSimulator(const scene::Scene& scene) : Simulator(scene) {
@@ -107,6 +143,10 @@ CutCellSimulator::CutCellSimulator(const scene::Scene& scene) : Simulator(scene)
   // obj obstacles are read and checked even without liquid, so --validate reports a bad mesh.
   std::vector<levelset::StaticSolid> obj_obstacles =
       obj_obstacle_solids(scene.obstacles, scene.file, OBSTACLE_BAND_CELLS * scene.grid.cell_size);
+  state.motions = make_motions(scene, state.solids, obj_obstacles);
+  place_moving(state, 0);
+  for (const PinnedDrive& d : state.motions.pinned) solid::update_rotations(state.solids[d.body]);
+  if (!state.motions.obstacles.empty()) obj_obstacles = moving_apart(scene.obstacles, std::move(obj_obstacles));
   if (!scene::has_liquid(scene)) {
     if (!scene.obstacles.empty())
       log::warn(scene.file + ": /obstacles: obstacles only act on the liquid, and this scene has none");
@@ -118,20 +158,24 @@ CutCellSimulator::CutCellSimulator(const scene::Scene& scene) : Simulator(scene)
       if (state.surfaces.meshes[b].inside(x)) return true;
     return false;
   };
-  const levelset::StaticSolid obstacles = static_solid(scene.obstacles, std::move(obj_obstacles));
+  const levelset::StaticSolid fixed = static_solid(static_obstacles(scene.obstacles), std::move(obj_obstacles));
+  // The liquid is seeded outside the moving obstacles too, where they start.
+  const levelset::StaticSolid obstacles = state.motions.obstacles.empty() ? fixed : seeding_solid(state, fixed);
   const std::vector<fluid::Region> obj_regions = obj_region_tests(scene.fluid.regions, scene.file);
   const fluid::Region bodies = state.solids.empty() ? fluid::Region{} : in_bodies;
   state.flows = make_flows(scene);
   check_sources_clear(state);
   state.liquid = make_liquid(scene, obstacles, obj_regions, bodies);
   state.obstacle_surfaces = obstacle_load_surfaces(scene.obstacles, state.liquid->grid);
-  if (!state.surfaces.meshes.empty()) {
+  if (!state.motions.obstacles.empty()) start_moving(state, fixed);
+  if (!state.surfaces.meshes.empty() || !state.motions.obstacles.empty()) {
     update_solid_fields(state);
     // Beside solids thinner than a cell the liquid is seeded again, without
     // jitter where such a solid hides part of a cell (fluid::seed_particles).
     const grid::Array3<char> exact = cutcell::cells_beside_thin_solids(state.liquid->reach);
     if (exact.count() > 0) {
       state.liquid = make_liquid(scene, obstacles, obj_regions, bodies, exact);
+      if (!state.motions.obstacles.empty()) start_moving(state, fixed);
       state.surfaces.fixed = false;
       update_solid_fields(state);
     }
@@ -154,6 +198,7 @@ std::optional<Real> CutCellSimulator::liquid_volume() const {
 
 Real CutCellSimulator::max_speed() const {
   Real speed = liquid ? fluid::max_speed(*liquid) : 0;
+  if (!motions.obstacles.empty()) speed = std::max(speed, moving_speed(*this));
   for (const solid::Body& b : solids)
     if (b.num_nodes() > 0) speed = std::max(speed, b.v.colwise().norm().maxCoeff());
   // A source sets its faces before this substep's projection: its speed
@@ -179,7 +224,10 @@ std::string CutCellSimulator::summary() const {
         << " m^3, density " << s.fluid.density << " kg/m^3\n";
   else
     out << "liquid    none\n";
-  out << "obstacles " << s.obstacles.size() << "\n";
+  out << "obstacles " << s.obstacles.size();
+  if (!state.motions.obstacles.empty()) out << " (" << state.motions.obstacles.size() << " moving)";
+  out << "\n";
+  if (!state.motions.pinned.empty()) out << "motion    " << state.motions.pinned.size() << " driven pinned regions\n";
   for (const solid::Body& b : state.solids) {
     const solid::BodyStats st = solid::stats(b);
     Index pinned = 0;

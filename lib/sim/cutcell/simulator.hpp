@@ -25,6 +25,7 @@
 #include "lib/scene/scene.hpp"
 #include "lib/sim/cutcell/flows.hpp"
 #include "lib/sim/cutcell/loads.hpp"
+#include "lib/sim/cutcell/moving.hpp"
 #include "lib/sim/cutcell/probes.hpp"
 #include "lib/sim/cutcell/solid_fields.hpp"
 #include "lib/sim/simulator.hpp"
@@ -62,6 +63,9 @@ class CutCellSimulator final : public Simulator {
   SolidSurfaces surfaces;             // the solids' moving surfaces (with liquid; derived from x)
   std::vector<ProbeSite> probes;      // the scene's probes, ready to sample (sim/cutcell/probes.hpp)
   std::vector<ObstacleSurface> obstacle_surfaces;  // with liquid: one per obstacle, for its load
+  // The moving obstacles and driven pinned regions (sim/cutcell/moving.hpp):
+  // derived from the scene and the time, placed at `time` after every substep.
+  Motions motions;
   // The coupled spd solve's set-up kept between substeps (results do not
   // depend on it; not checkpointed, copies start empty).
   coupling::SpdWorkspace spd_workspace;

@@ -43,10 +43,16 @@
 //                     spd_workspace: not stored; the coupled solve's kept
 //                     set-up gives the results of a fresh one bit for bit.
 //                     probes, obstacle_surfaces: built by the constructor from
-//                     the scene (probe sites, obstacle cut cells: static).
+//                     the scene (probe sites, obstacle cut cells: static; a
+//                     moving obstacle's placed at the restored time).
 //                     flows: the zones are built by the constructor; the books
 //                     (added, removed) in FLOW, written only for scenes with
 //                     sources, drains or open sides.
+//                     motions: built by the constructor from the scene; what
+//                     moves is a function of time, placed at the restored
+//                     time (sim/snapshot.cpp sets the clock before restore)
+//                     before stage 4's solid part is re-run; driven pinned
+//                     nodes are stored with their solid anyway.
 //   scene::Coupling::Partitioned: in the scene (fingerprinted), not stored.
 
 namespace fsicut::sim {
@@ -92,7 +98,9 @@ void restore_liquid(const checkpoint::Snapshot& s, const std::string& file, CutC
 // Stage 4's solid part on the vertices it last saw (without stored surfaces,
 // on the stored x), then the solids back where they are.
 void restore_solid_fields(const checkpoint::Snapshot& s, const std::string& file, CutCellSimulator& state) {
-  if (!state.liquid || state.solids.empty()) return;
+  if (!state.motions.empty()) place_moving(state, state.time);
+  state.motions.placed.clear();
+  if (!state.liquid || (state.solids.empty() && state.motions.obstacles.empty())) return;
   std::vector<Points> now;
   for (solid::Body& b : state.solids) now.push_back(b.x);
   if (s.has(checkpoint::SECTION_SURFACES)) {

@@ -8,6 +8,7 @@
 #include "lib/cutcell/thin_solids.hpp"
 #include "lib/mesh/barycentric.hpp"
 #include "lib/mesh/quadratic.hpp"
+#include "lib/sim/cutcell/moving.hpp"
 #include "lib/sim/cutcell/simulator.hpp"
 
 namespace fsicut::sim {
@@ -24,7 +25,9 @@ void update_solid_fields(CutCellSimulator& state) {
   fluid::Liquid& liquid = *state.liquid;
   SolidSurfaces& surfaces = state.surfaces;
   const grid::MacGrid& grid = liquid.grid;
-  if (surfaces.fixed) {
+  // Obstacles holding still (a keyframed motion before its first keyframe or
+  // after its last) leave every field as the last call computed it.
+  if (surfaces.fixed || (state.solids.empty() && !state.motions.obstacles.empty() && !obstacles_moved(state))) {
     liquid.reach.particles =
         cutcell::particle_reach(grid, liquid.solid_phi, surfaces.meshes, liquid.reach, liquid.particles);
     return;
@@ -38,6 +41,7 @@ void update_solid_fields(CutCellSimulator& state) {
   liquid.solid_phi = liquid.static_phi;
   liquid.fractions = surfaces.static_fractions;
   const Real band = SOLID_BAND_CELLS * grid.dx;
+  if (!state.motions.obstacles.empty()) add_moving_obstacles(state);
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
     const solid::Body& body = state.solids[b];
     surfaces.meshes[b].set_vertices(body.x);
@@ -69,15 +73,17 @@ void update_solid_fields(CutCellSimulator& state) {
   cutcell::close_thin_solid_faces(grid, liquid.solid_phi, surfaces.meshes, liquid.fractions, thin_cells);
   liquid.split = cutcell::split_cells(grid, liquid.solid_phi, surfaces.meshes, thin_cells, liquid.fractions);
   liquid.reach = cutcell::neighbour_reach(grid, liquid.solid_phi, surfaces.meshes, thin_cells, liquid.particles);
-  surfaces.fixed = state.solids.empty();
+  surfaces.fixed = state.solids.empty() && state.motions.obstacles.empty();
 }
 
 fluid::SolidVelocity solid_velocity(const CutCellSimulator& state) {
-  if (state.solids.empty()) return {};
+  if (state.solids.empty() && state.motions.obstacles.empty()) return {};
   return [&state](const Vec3& x) -> Vec3 {
     const Real band = SOLID_BAND_CELLS * state.scene.grid.cell_size;
     Real best = std::numeric_limits<Real>::infinity();
     Vec3 v = Vec3::Zero();
+    // A moving obstacle's velocity where it is the nearest solid (bodies are tested against its distance).
+    if (!state.motions.obstacles.empty()) moving_obstacle_velocity(state, x, band, v, &best);
     for (std::size_t b = 0; b < state.solids.size(); ++b) {
       const levelset::MeshDistance& d = state.surfaces.meshes[b];
       const levelset::MeshHit hit = d.closest(x, band);

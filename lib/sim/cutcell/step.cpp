@@ -55,6 +55,8 @@ void record(StepReport& report, const linsolve::Report& solve, const scene::Scen
 // Stage 1 for the solids: x += dt v and the element rotations; a reduced
 // body's frame and modes, q += dt qdot, and its nodes from them.
 void update_solid_positions(CutCellSimulator& state, Real dt) {
+  // Moving obstacles and driven pinned nodes where their motion has them at the substep's end.
+  if (!state.motions.empty()) place_moving(state, state.time + dt);
   for (std::size_t b = 0; b < state.solids.size(); ++b) {
     if (!state.is_reduced(b)) {
       solid::update_positions(state.solids[b], dt);
@@ -137,7 +139,7 @@ void apply_gravity(CutCellSimulator& state, Real dt) {
 // Stage 4: the solid SDF at nodes (moving solids united with the static
 // obstacles), face open fractions, cut cells; the liquid SDF at cell centres.
 void update_distance_fields(CutCellSimulator& state) {
-  if (state.liquid && !state.surfaces.meshes.empty()) update_solid_fields(state);
+  if (state.liquid && (!state.surfaces.meshes.empty() || !state.motions.obstacles.empty())) update_solid_fields(state);
   if (state.liquid) fluid::update_distance_fields(*state.liquid);
 }
 
@@ -152,7 +154,8 @@ void project(CutCellSimulator& state, Real dt, const SystemObserver& observe, St
     record(report, project_coupled(state, dt, observe, &report.partitioned, &loads.emplace()), scene, what);
     return;
   }
-  if (state.liquid) record(report, fluid::project(*state.liquid, dt), scene, "liquid pressure projection");
+  if (state.liquid)
+    record(report, fluid::project(*state.liquid, dt, update_wall_velocity(state)), scene, "liquid pressure projection");
   advance_solids_alone(state, dt, report);
 }
 
