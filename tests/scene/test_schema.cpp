@@ -71,14 +71,17 @@ TEST_CASE("schema.json lists the keys and defaults the loader uses") {
   props.erase("$schema");  // for editors, not a simulation key
   props.erase("probes");   // to_json writes it only for a scene with probes (checkpoint fingerprints)
   CHECK(keys(props) == keys(resolved));
-  for (const char* object : {"grid", "time"}) check_object(object, props[object]["properties"], resolved[object]);
+  // grid/open, fluid/sources and fluid/drains are echoed only when a scene
+  // has them (checkpoint fingerprints): no default in the schema, [] in the README.
+  check_object("grid", props["grid"]["properties"], resolved["grid"], {"open"});
+  check_object("time", props["time"]["properties"], resolved["time"]);
   // The eulerian scheme's keys are written only where they are used
   // (checkpoint fingerprints of the other scenes); the loader's default kind
   // is liquid.
   REQUIRE(!resolved["fluid"].contains("kind"));
   REQUIRE(s.fluid.kind == scene::Fluid::Kind::liquid);
   resolved["fluid"]["kind"] = "liquid";
-  check_object("fluid", props["fluid"]["properties"], resolved["fluid"], {"smoke"});
+  check_object("fluid", props["fluid"]["properties"], resolved["fluid"], {"smoke", "sources", "drains"});
   check_object("coupling", props["coupling"]["properties"], resolved["coupling"], {"eulerian"});
   // The resolved output folder is absolute; the schema's default is the relative one.
   resolved["output"]["directory"] = "out";
