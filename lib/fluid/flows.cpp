@@ -73,7 +73,11 @@ struct Fill {
   int per_cell;
   std::uint64_t key;
 
+  // In the region, inside the grid's box (a source may cross its walls) and
+  // outside every solid.
   bool open(const Vec3& x) const {
+    const grid::MacGrid& g = liquid.grid;
+    if ((x.array() < g.origin.array()).any() || (x.array() > g.max().array()).any()) return false;
     return region(x) && (liquid.solid_phi.count() == 0 ||
                          grid::interpolate(liquid.grid, liquid.solid_phi, grid::Sampling::node, x) > 0);
   }
