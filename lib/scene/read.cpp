@@ -72,7 +72,7 @@ Shape read_shape(const json& j, const Where& w, ShapeUse use) {
   if (use == FLUID_REGION || use == SOURCE) o.get("velocity", s.velocity);
   if (use == OBSTACLE) o.get("inside_out", s.inside_out);
   if (use == SOURCE || use == DRAIN) read_active_time(o, w, s);
-  if (use != FLUID_REGION && o.has("motion")) s.motion = read_motion(o.at("motion"), w / "motion");
+  if ((use == OBSTACLE || use == PINNED) && o.has("motion")) s.motion = read_motion(o.at("motion"), w / "motion");
   o.finish();
   return s;
 }

@@ -65,6 +65,10 @@ TEST_CASE("flow keys: bad values are refused with the pointer") {
   CHECK(contains(flows_error(GRID + R"(, "open": ["+w"] })"), "f.json: /grid/open/0: unknown side \"+w\""));
   CHECK(contains(flows_error(GRID + R"(, "open": ["+x", "+x"] })"), "/grid/open/1: side \"+x\" is listed twice"));
   CHECK(contains(flows_error(GRID + R"(, "open": "+x" })"), "/grid/open: expected an array of sides"));
+  // Motion is an obstacle's or a pinned region's, not a source's.
+  CHECK(contains(flows_error(GRID + R"( }, "fluid": { "sources": [
+      { "type": "box", "min": [0, 0, 0], "max": [0.2, 0.2, 0.2], "motion": { "sine": { "amplitude": [0.1, 0, 0], "period": 1 } } } ] })"),
+                 "/fluid/sources/0"));
   CHECK(contains(flows_error(GRID + R"( }, "fluid": { "sources": [
       { "type": "box", "min": [0, 0, 0], "max": [0.2, 0.2, 0.2], "from": 1, "until": 1 } ] })"),
                  "/fluid/sources/0/until: must be later than from (1 s), got 1"));
