@@ -46,6 +46,19 @@ def torus(major, minor, nu, nv):
     return vertices, faces
 
 
+def beach(toe, slope, end, z0, z1, below=0.05):
+    """A wedge across z (z0..z1): the plane y = slope (x - toe) from below the
+    floor (y = -below) up to x = end, closed by the planes y = -below and x = end."""
+    section = [(toe - below / slope, -below), (end, -below), (end, slope * (end - toe))]
+    vertices = [(x, y, z) for z in (z0, z1) for x, y in section]
+    # The cap at z0 faces -z, the one at z1 faces +z; each side quad faces out of the section.
+    faces = [(0, 2, 1), (3, 4, 5)]
+    for i in range(3):
+        j = (i + 1) % 3
+        faces += [(i, j, j + 3), (i, j + 3, i + 3)]
+    return vertices, faces
+
+
 def main():
     write("meshes/cube.obj",
           ["Unit cube [-0.5, 0.5]^3 as 6 outward quads; volume 1 m^3."],
@@ -61,6 +74,14 @@ def main():
           ["Hollow cube: outer [-0.5, 0.5]^3 facing out, inner [-0.25, 0.25]^3",
            "facing the cavity (reversed); volume 1 - 1/8 = 0.875 m^3."],
           CUBE_V + inner, tris + [(a + 8, c + 8, b + 8) for a, b, c in tris])
+
+    v, f = beach(1.4, 0.1, 5.05, -0.05, 1.05)
+    write("meshes/flume_beach.obj",
+          ["The absorbing beach of scenes/wave_flume.json and the wavemaker test: a 1:10",
+           "slope rising from y = 0 at x = 1.4 m to y = 0.365 m at x = 5.05 m, from 5 cm",
+           "below the floor, across z = -0.05 .. 1.05 m (a flume up to 1 m wide; the",
+           "grid's walls cut off the rest)."],
+          v, f)
 
     write("tests/data/meshes/open.obj",
           ["Unit cube with its last triangle missing: edge (6, 8) of face 3 has no partner."],
