@@ -207,7 +207,12 @@ Vector constraint_rates(const World& world, Real dt, const WorldSettings& settin
   Vector b = Vector::Zero(static_cast<Index>(s.cells.size()));
   for (const SolidTerms& t : s.solids) {
     const Vector drift = volume_drift_rates(world.grid, t.state, dt, settings.projection.drift_relaxation);
-    for (std::size_t r = 0; r < t.state.cells.size(); ++r) b[row_of_cell[cell_index(world.grid, t.state.cells[r])]] += drift[r];
+    // A solid cell whose every corner is a wall or an inflow's has no row:
+    // the inflow alone sets its velocity, so its drift cannot be corrected.
+    for (std::size_t r = 0; r < t.state.cells.size(); ++r) {
+      const Index row = row_of_cell[cell_index(world.grid, t.state.cells[r])];
+      if (row >= 0) b[row] += drift[r];
+    }
   }
   if (std::find(s.prescribed.begin(), s.prescribed.end(), 1) != s.prescribed.end()) {
     const Vector inflow = divergence(world.grid, s.prescribed_velocity);
@@ -274,11 +279,13 @@ void publish_velocity(World& world, const WorldSystem& s) {
   scatter(s.unknowns, s.v, world.velocity);
 }
 
-// Before lines 12-18: the solid's copy is v^{n+1} on the unknowns where it has mass.
+// Before lines 12-18: the solid's copy is v^{n+1} where it has mass, on the
+// unknowns and on the nodes an inflow prescribes (material an inflow covers
+// moves with it), in increasing node order.
 SolidVelocity velocity_copy(const World& world, const WorldSystem& s, std::size_t l) {
   SolidVelocity copy;
-  for (Index n : s.unknowns.nodes)
-    if (s.solids[l].mass[n] > 0) copy.nodes.push_back(n);
+  for (Index n = 0; n < node_count(world.grid); ++n)
+    if (s.solids[l].mass[n] > 0 && (s.unknowns.of_node[n] >= 0 || s.prescribed[n])) copy.nodes.push_back(n);
   copy.values.resize(3 * static_cast<Index>(copy.nodes.size()));
   for (std::size_t k = 0; k < copy.nodes.size(); ++k)
     copy.values.segment<3>(3 * k) = node_value(world.velocity, copy.nodes[k]);
