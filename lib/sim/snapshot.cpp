@@ -1,5 +1,9 @@
 #include "lib/sim/snapshot.hpp"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "fsicut/core/version.hpp"
 #include "lib/checkpoint/files.hpp"
 #include "lib/checkpoint/format.hpp"
@@ -169,6 +173,60 @@ void restore_snapshot(const checkpoint::Snapshot& snapshot, const std::string& f
   progress = std::move(p);
 }
 
+namespace {
+
+std::vector<std::string> split(const std::string& line, char by) {
+  std::vector<std::string> out(1);
+  for (char c : line) {
+    if (c == by) out.emplace_back();
+    else out.back() += c;
+  }
+  return out;
+}
+
+// probes.csv rows (lines with "\n") of columns `from` rewritten with the
+// columns `to`: each takes the value of the column of its name, empty where
+// `from` has none.
+std::string rearranged(const std::string& rows, const std::vector<std::string>& from,
+                       const std::vector<std::string>& to) {
+  std::vector<int> source;
+  for (const std::string& name : to)
+    source.push_back(static_cast<int>(std::find(from.begin(), from.end(), name) - from.begin()));
+  std::string out;
+  std::size_t start = 0;
+  for (std::size_t end; (end = rows.find('\n', start)) != std::string::npos; start = end + 1) {
+    const std::vector<std::string> values = split(rows.substr(start, end - start), ',');
+    for (std::size_t c = 0; c < source.size(); ++c) {
+      if (c > 0) out += ',';
+      if (source[c] < static_cast<int>(values.size())) out += values[static_cast<std::size_t>(source[c])];
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+// A run continued with --force under other probes: probes.csv and the rows of
+// the frame under way take the scene's columns, so the file keeps one layout
+// (the earlier rows empty in a new probe's columns, a removed probe's gone).
+void rearrange_probes(const Simulator& sim, RunProgress& progress) {
+  const std::string header = sim.probes_header();
+  const std::size_t first = progress.probes.find('\n');
+  const std::string old = first == std::string::npos ? "" : progress.probes.substr(0, first + 1);
+  if (old == header) return;
+  if (header.empty()) {
+    progress.probes.clear();
+    progress.partial.probe_rows.clear();
+    return;
+  }
+  const std::vector<std::string> from = old.empty() ? std::vector<std::string>{} : split(old.substr(0, old.size() - 1), ',');
+  const std::vector<std::string> to = split(header.substr(0, header.size() - 1), ',');
+  const std::string rows = old.empty() ? "" : progress.probes.substr(first + 1);
+  progress.probes = header + rearranged(rows, from, to);
+  progress.partial.probe_rows = rearranged(progress.partial.probe_rows, from, to);
+}
+
+}  // namespace
+
 fs::path write_checkpoint(const fs::path& folder, const Checkpoint& c, int keep) {
   return checkpoint::write(folder, c.frame, to_snapshot(c), keep);
 }
@@ -200,6 +258,7 @@ std::optional<checkpoint::Resumed> resume_checkpoint(const fs::path& folder, Sim
   const checkpoint::Snapshot snapshot = checkpoint::decode(found->bytes, file);
   std::string().swap(found->bytes);  // the state is about to take that memory again
   restore_snapshot(snapshot, file, sim, progress);
+  rearrange_probes(sim, progress);
   checkpoint::remove_files(found->unusable);
   return r;
 }

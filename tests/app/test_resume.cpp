@@ -324,6 +324,40 @@ TEST_CASE("--resume refuses a changed scene with exit 65 naming the keys - --for
   CHECK(run(scene, dir / "x", {"--force"}).code == 64);
 }
 
+TEST_CASE("--resume --force with a probe added and one removed keeps probes.csv one table") {
+  ScratchDir dir("resume-probes");
+  const fs::path scene = write_scene(dir, LIQUID_SCENE, "dam.json");
+  const fs::path out = dir / "out";
+  const std::string gauge = R"({ "name": "gauge", "type": "gauge", "position": [0.2, 0.5] })";
+  const std::string wall = R"({ "name": "wall", "type": "pressure", "position": [0.03, 0.03, 0.5] })";
+  REQUIRE(run(scene, out, {"-q", "--frames", "4", "--set", "/probes=[" + gauge + ", " + wall + "]"}).code == 0);
+  const std::string deep = R"({ "name": "deep", "type": "pressure", "position": [0.1, 0.03, 0.5] })";
+  const Result forced =
+      run(scene, out, {"-q", "--resume", "--force", "--frames", "6", "--set", "/probes=[" + deep + ", " + gauge + "]"});
+  INFO(forced.err);
+  REQUIRE(forced.code == 0);
+  std::istringstream csv(fsicut::test::read_file(out / "probes.csv"));
+  std::string line;
+  std::getline(csv, line);
+  CHECK(line == "time,deep,gauge");
+  int before = 0, after = 0;
+  double last = -1;
+  for (; std::getline(csv, line);) {
+    INFO(line);
+    REQUIRE(std::count(line.begin(), line.end(), ',') == 2);
+    const double t = std::stod(line);
+    CHECK(t > last);
+    last = t;
+    const std::string deep_value = line.substr(line.find(',') + 1, line.rfind(',') - line.find(',') - 1);
+    // Rows from before the resume have no `deep`; the gauge reads on throughout.
+    (deep_value.empty() ? before : after) += 1;
+    CHECK(line.back() != ',');
+    if (!deep_value.empty()) CHECK(t > 0.4 - 1e-9);
+  }
+  CHECK(before > 0);
+  CHECK(after > 0);
+}
+
 TEST_CASE("--resume without a checkpoint starts at frame 0 and says so") {
   ScratchDir dir("resume");
   const fs::path scene = write_scene(dir, SOLID_SCENE, "solid.json");
