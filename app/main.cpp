@@ -84,8 +84,15 @@ void define_options(CLI::App& app, Options& o) {
   app.add_option("-j,--threads", o.threads, "Threads; 0 = OMP_NUM_THREADS or all cores")
       ->check(CLI::Range(0, MAX_THREADS));
   app.add_option("--frames", o.frames, "Frames to simulate (overrides time.frames)")->check(CLI::NonNegativeNumber);
+  // Its form is the command line's (exit 64); what it sets is the scene's (65).
   app.add_option("--set", o.set, "Override a scene value: --set /json/pointer=value (repeatable)")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->check([](const std::string& text) {
+        const std::size_t eq = text.find('=');
+        return !text.empty() && text[0] == '/' && eq != std::string::npos && eq > 1
+                   ? std::string()
+                   : "expected /json/pointer=value, e.g. --set /solids/0/density=800";
+      });
   app.add_flag("--validate", o.validate, "Parse the scene, build the meshes, print a summary; write nothing");
   app.add_flag("--resume", o.resume,
                "Continue from the newest valid checkpoint in the output folder (none: start at frame 0)");

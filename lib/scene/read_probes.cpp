@@ -1,6 +1,7 @@
 #include "lib/scene/read_probes.hpp"
 
 #include <cctype>
+#include <sstream>
 
 #include "lib/scene/names.hpp"
 
@@ -42,6 +43,22 @@ void read_gauge_position(const json& j, const Where& w, const Grid& grid, Probe&
   p.top = b.y();
 }
 
+// Where a probe reads must lie in the grid (a pressure probe's point, a
+// gauge's x and z, and part of its segment): outside it, it would read 0 or
+// a clamped neighbour's value.
+void check_in_grid(const Probe& p, const Where& w, const Grid& grid) {
+  const Vec3 lo = grid.origin, hi = grid.max();
+  for (int a = 0; a < 3; ++a) {
+    const bool outside = p.type == Probe::Type::gauge && a == 1 ? p.top <= lo.y() || p.position.y() >= hi.y()
+                                                                 : p.position[a] < lo[a] || p.position[a] > hi[a];
+    if (!outside) continue;
+    std::ostringstream s;
+    s << "lies outside the grid [" << lo.transpose() << "] - [" << hi.transpose() << "] along axis " << a
+      << ": a probe there reads nothing";
+    w.fail(s.str());
+  }
+}
+
 Probe read_probe(const json& j, const Where& w, const Grid& grid, const std::vector<SolidDesc>& solids) {
   Object o(j, w);
   Probe p;
@@ -51,6 +68,7 @@ Probe read_probe(const json& j, const Where& w, const Grid& grid, const std::vec
   if (!o.has("position")) w.fail("missing required key \"position\"");
   if (p.type == Probe::Type::gauge) read_gauge_position(o.at("position"), w / "position", grid, p);
   else o.get("position", p.position);
+  if (p.type != Probe::Type::point) check_in_grid(p, w / "position", grid);
   if (p.type == Probe::Type::point) {
     o.require("solid", p.solid);
     bool found = false;

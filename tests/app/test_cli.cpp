@@ -121,9 +121,18 @@ TEST_CASE("a missing scene file exits 66 - a bad command line exits 64") {
   r = run_fsicut(dir, "");
   CHECK(r.code == 64);
   const fs::path scene = write_scene(dir, "{ " + GRID + " }");
-  r = run_fsicut(dir, quoted(scene.string()) + " --set time/frames=2");
+  // A malformed --set is a bad command line (README "Exit codes"); a
+  // well-formed one that the scene refuses is a bad scene.
+  for (const std::string set : {"time/frames=2", "/time/frames", "/=2"}) {
+    CAPTURE(set);
+    r = run_fsicut(dir, quoted(scene.string()) + " --set " + set);
+    CHECK(r.code == 64);
+    CHECK(contains(r.err, "--set"));
+    CHECK(contains(r.err, "expected /json/pointer=value"));
+  }
+  r = run_fsicut(dir, quoted(scene.string()) + " --set /time/frams=2");
   CHECK(r.code == 65);
-  CHECK(contains(r.err, "--set"));
+  CHECK(contains(r.err, "/time/frams"));
 }
 
 TEST_CASE("--version names fsicut and its libraries") {

@@ -79,4 +79,14 @@ TEST_CASE("probes: mistakes are named by their JSON pointer") {
   CHECK(error_of(R"([ { "name": "t", "type": "point", "solid": "door", "position": [0, 0, 0] } ])") ==
         "test.json: /probes/0/solid: no solid is named \"door\"");
   CHECK(error_of(R"({ "name": "a" })").find("/probes: expected an array") != std::string::npos);
+  // Outside the grid (0 .. 1 on every axis) a probe reads nothing: refused.
+  CHECK(error_of(R"([ { "name": "p", "type": "pressure", "position": [0.5, 1.2, 0.5] } ])") ==
+        "test.json: /probes/0/position: lies outside the grid [0 0 0] - [1 1 1] along axis 1: a probe there reads "
+        "nothing");
+  CHECK(error_of(R"([ { "name": "g", "type": "gauge", "position": [-0.1, 0.5] } ])").find(
+            "/probes/0/position: lies outside the grid [0 0 0] - [1 1 1] along axis 0") != std::string::npos);
+  CHECK(error_of(R"([ { "name": "g", "type": "gauge", "position": [[0.5, 1.5, 0.5], [0.5, 2, 0.5]] } ])")
+            .find("/probes/0/position: lies outside the grid [0 0 0] - [1 1 1] along axis 1") != std::string::npos);
+  // A segment reaching into the grid from below or above reads its part.
+  CHECK(error_of(R"([ { "name": "g", "type": "gauge", "position": [[0.5, -1, 0.5], [0.5, 0.5, 0.5]] } ])").empty());
 }
