@@ -274,6 +274,9 @@ void read_fluid(Object& o, const Where& w, const Grid& grid, Fluid& fluid) {
                                       [](const json& r, const Where& at) { return read_shape(r, at, FLUID_REGION); });
   read_flows(f, w / "fluid", grid, fluid);
   read_fluid_kind(f, w / "fluid", grid, fluid);
+  if (fluid.kind == Fluid::Kind::smoke && !fluid.density_correction)
+    (w / "fluid" / "density_correction").fail("makes no sense with \"kind\": \"smoke\" (it moves a liquid's "
+                                              "particles apart; smoke has none)");
   f.finish();
   for (const Shape& r : fluid.regions) {
     const Where at{w.file, w.directory, r.pointer};

@@ -92,6 +92,27 @@ void read_representation(Object& o, const Where& w, const json& mesh, SolidDesc&
 }
 
 void read_eulerian_coupling(Object& c, const Where& cw, Coupling& coupling) {
+  // The cut-cell solve's keys: the Eulerian step has its own solves
+  // (coupling/eulerian) and no liquid block, solid block or partitioning, so
+  // a value other than the default would be ignored. (The default is
+  // accepted: it changes nothing, and scenes written back by to_json carry it.)
+  if (coupling.scheme == Coupling::Scheme::eulerian) {
+    const Coupling d;
+    const Partitioned &p = coupling.partitioned, &dp = d.partitioned;
+    const std::pair<const char*, bool> changed[] = {
+        {"preconditioner", coupling.preconditioner != d.preconditioner},
+        {"sigma", coupling.sigma != d.sigma},
+        {"alpha", coupling.alpha_auto != d.alpha_auto || coupling.alpha != d.alpha},
+        {"tolerance", coupling.tolerance != d.tolerance},
+        {"allow_unconverged", coupling.allow_unconverged != d.allow_unconverged},
+        {"partitioned", p.relaxation != dp.relaxation || p.tolerance != dp.tolerance ||
+                            p.max_iterations != dp.max_iterations || p.recompute_geometry != dp.recompute_geometry ||
+                            p.impulses != dp.impulses}};
+    for (const auto& [key, differs] : changed)
+      if (differs)
+        (cw / key).fail("makes no sense with \"scheme\": \"eulerian\" (its solves take coupling/eulerian's "
+                        "tolerances and coupling/max_iterations)");
+  }
   if (!c.has("eulerian")) return;
   const Where ew = cw / "eulerian";
   if (coupling.scheme != Coupling::Scheme::eulerian)

@@ -210,6 +210,11 @@ TEST_CASE("fsicut --validate accepts an Eulerian scene and refuses a bad one wit
       {"--set /fluid/kind=liquid", "ball.json: /fluid/smoke: applies to"},
       {"--set /coupling/scheme=spd", "ball.json: /fluid/kind: \"smoke\" needs"},
       {"--set /solids/0/element=quadratic", "ball.json: /solids/0/element: makes no sense"},
+      // The cut-cell solve's keys, which the Eulerian step used to ignore.
+      {"--set /coupling/sigma=0.5", "ball.json: /coupling/sigma: makes no sense with \"scheme\": \"eulerian\""},
+      {"--set /coupling/allow_unconverged=true", "ball.json: /coupling/allow_unconverged: makes no sense"},
+      {"--set /coupling/partitioned/relaxation=0.5", "ball.json: /coupling/partitioned: makes no sense"},
+      {"--set /fluid/density_correction=false", "ball.json: /fluid/density_correction: makes no sense with \"kind\""},
   };
   for (const auto& [set, message] : refused) {
     const test::RunResult r = test::run_fsicut(dir, test::quoted(scene) + " --validate " + set);
