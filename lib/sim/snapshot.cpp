@@ -258,7 +258,7 @@ std::optional<checkpoint::Resumed> resume_checkpoint(const fs::path& folder, Sim
   const checkpoint::Snapshot snapshot = checkpoint::decode(found->bytes, file);
   std::string().swap(found->bytes);  // the state is about to take that memory again
   restore_snapshot(snapshot, file, sim, progress);
-  rearrange_probes(sim, progress);
+  if (found->info.scene_hash != fnv1a(fingerprint)) rearrange_probes(sim, progress);
   checkpoint::remove_files(found->unusable);
   return r;
 }

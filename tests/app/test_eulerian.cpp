@@ -215,6 +215,8 @@ TEST_CASE("fsicut --validate accepts an Eulerian scene and refuses a bad one wit
       {"--set /coupling/allow_unconverged=true", "ball.json: /coupling/allow_unconverged: makes no sense"},
       {"--set /coupling/partitioned/relaxation=0.5", "ball.json: /coupling/partitioned: makes no sense"},
       {"--set /fluid/density_correction=false", "ball.json: /fluid/density_correction: makes no sense with \"kind\""},
+      // A ball a fifth of a cell across: the grid held 0 of it, and frame 0 stopped with "rest 0 m^3".
+      {"--set /solids/0/mesh/radius=0.005", "ball.json: /solids/0/mesh: solid \"ball\" is too small for the grid"},
   };
   for (const auto& [set, message] : refused) {
     const test::RunResult r = test::run_fsicut(dir, test::quoted(scene) + " --validate " + set);
