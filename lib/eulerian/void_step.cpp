@@ -56,7 +56,8 @@ void assemble_system(const EulerianSolid& solid, Real dt, const VoidStepSettings
 linsolve::Report solve_unconstrained_velocity(const EulerianSolid& solid, Real dt, const VoidStepSettings& settings,
                                               StepSystem& s) {
   const linsolve::Report r = solve_velocity(s.mass, s.K, solid.damping, dt, s.force, s.v, settings.velocity);
-  if (settings.velocity.integration != Integration::explicit_euler) require_converged(r, "velocity (Eq. 8)");
+  if (settings.velocity.integration != Integration::explicit_euler)
+    require_converged(r, "velocity (Eq. 8)", "velocity_tolerance");
   return r;
 }
 
@@ -74,7 +75,7 @@ linsolve::Report compute_pressure(EulerianSolid& solid, Real dt, const VoidStepS
   }
   s.b = volume_drift_rates(solid.grid, s.state, dt, settings.projection.drift_relaxation);
   const linsolve::Report r = solve_pressure(*s.A, s.b, s.v, p, settings.projection);
-  require_converged(r, "pressure (Eq. 12)");
+  require_converged(r, "pressure (Eq. 12)", "pressure_tolerance");
   return r;
 }
 
@@ -83,7 +84,7 @@ linsolve::Report pressure_project(EulerianSolid& solid, const VoidStepSettings& 
                                   const Vector& p) {
   const linsolve::Report r = s.A->rows() == 0 ? linsolve::nothing_to_solve()
                                               : correct_velocity(s.A->transpose(p), s.mass, s.G, s.v, settings.projection);
-  require_converged(r, "velocity correction (Eq. 13)");
+  require_converged(r, "velocity correction (Eq. 13)", "velocity_tolerance");
   solid.pressure = Vector::Zero(solid.grid.cell_count());
   for (std::size_t k = 0; k < s.state.cells.size(); ++k) {
     const Vec3i& c = s.state.cells[k];
@@ -105,7 +106,7 @@ linsolve::Report solve_constrained_velocity(EulerianSolid& solid, Real dt, const
   const Vector rhs = right_hand_side(s.mass, s.G, dt, s.force, s.v, settings.velocity.integration);
   const linsolve::Report r = solve_kkt(s.G, s.J, rhs, s.b, s.v, p, settings.projection.kkt_tolerance,
                                        settings.projection.kkt_max_iterations);
-  require_converged(r, "saddle-point (Eq. 11)");
+  require_converged(r, "saddle-point (Eq. 11)", "velocity_tolerance");
   solid.pressure = Vector::Zero(solid.grid.cell_count());
   for (std::size_t k = 0; k < s.state.cells.size(); ++k) solid.pressure[cell_index(solid.grid, s.state.cells[k])] = p[k];
   return r;
@@ -126,11 +127,14 @@ int band_layers(const Vector& v, Real dt, Real dx, int band) {
 
 }  // namespace
 
-void require_converged(const linsolve::Report& report, const char* what) {
+void require_converged(const linsolve::Report& report, const char* what, const char* tolerance_key) {
   if (report.converged) return;
+  std::string limits = "; its limits: the scene's coupling/max_iterations";
+  if (tolerance_key) limits += std::string(" and coupling/eulerian/") + tolerance_key;
   throw SimulationError(std::string("eulerian solid: the ") + what + " solve did not converge (relative residual " +
                         std::to_string(report.relative_residual) + " after " + std::to_string(report.iterations) +
-                        " iterations)" + (report.failure.empty() ? "" : ": " + report.failure));
+                        " iterations)" + (report.failure.empty() ? "" : ": " + report.failure) +
+                        (tolerance_key ? limits : ""));
 }
 
 void update_displacement(EulerianSolid& solid, Real dt, int band, const std::vector<Index>& nodes,

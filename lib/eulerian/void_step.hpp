@@ -193,8 +193,10 @@ void advect_solid_velocity(EulerianSolid& solid, Real dt);
 // After line 22: the band refitted from the nodes within one cell of the
 // material, then extended by `band` rings.
 void refit_band(EulerianSolid& solid, int band);
-// Throws SimulationError naming `what` unless the solve converged.
-void require_converged(const linsolve::Report& report, const char* what);
+// Throws SimulationError naming `what` unless the solve converged, and the
+// scene keys that bound it: coupling/max_iterations and, given
+// `tolerance_key`, coupling/eulerian/<tolerance_key>.
+void require_converged(const linsolve::Report& report, const char* what, const char* tolerance_key = nullptr);
 
 template <class Map>
 EulerianSolid make_solid(const grid::MacGrid& grid, const MaterialShape& shape, const Lame& lame, Real density,

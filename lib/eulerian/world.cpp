@@ -196,7 +196,7 @@ linsolve::Report solve_world_unconstrained_velocity(const World& world, Real dt,
   const Vector rhs = right_hand_side(s.mass, s.G, dt, s.force, s.v, settings.velocity.integration);
   const linsolve::Report r =
       solve_velocity_system(s.G, rhs, s.v, settings.velocity.tolerance, settings.velocity.max_iterations);
-  require_converged(r, "velocity (Eq. 8)");
+  require_converged(r, "velocity (Eq. 8)", "velocity_tolerance");
   return r;
 }
 
@@ -247,7 +247,7 @@ linsolve::Report compute_world_pressure(const World& world, Real dt, const World
                                   Vector& p) {
   set_up_constraints(world, dt, settings, s, p, false);
   const linsolve::Report r = solve_pressure(*s.A, s.b, s.v, p, settings.projection);
-  require_converged(r, "pressure (Eq. 12)");
+  require_converged(r, "pressure (Eq. 12)", "pressure_tolerance");
   return r;
 }
 
@@ -255,7 +255,7 @@ linsolve::Report compute_world_pressure(const World& world, Real dt, const World
 linsolve::Report world_pressure_project(World& world, const WorldSettings& settings, WorldSystem& s, const Vector& p) {
   const linsolve::Report r = s.cells.empty() ? linsolve::nothing_to_solve()
                                              : correct_velocity(s.A->transpose(p), s.mass, s.G, s.v, settings.projection);
-  require_converged(r, "velocity correction (Eq. 13)");
+  require_converged(r, "velocity correction (Eq. 13)", "velocity_tolerance");
   keep_pressure(world, s, p);
   return r;
 }
@@ -268,7 +268,7 @@ linsolve::Report solve_world_constrained_velocity(World& world, Real dt, const W
   const Vector rhs = right_hand_side(s.mass, s.G, dt, s.force, s.v, settings.velocity.integration);
   const linsolve::Report r = solve_kkt(s.G, s.J, rhs, s.b, s.v, p, settings.projection.kkt_tolerance,
                                        settings.projection.kkt_max_iterations);
-  require_converged(r, "saddle-point (Eq. 11)");
+  require_converged(r, "saddle-point (Eq. 11)", "velocity_tolerance");
   keep_pressure(world, s, p);
   return r;
 }

@@ -149,6 +149,10 @@ class FrameLoop {
     } catch (const Cancelled&) {
       cancel_.reset();
       throw interrupted(save_rollback(), rollback_->time, rollback_->frame);
+    } catch (const SimulationError& e) {
+      std::ostringstream where;
+      where << e.what() << " (frame " << state_.frame + 1 << ", the substep from t = " << state_.time << " s)";
+      throw SimulationError(where.str());
     }
     st.frame = state_.frame;
     st.time = state_.time;

@@ -192,6 +192,20 @@ TEST_CASE("a smoke inflow over cells of an Eulerian solid holds the material it 
   }
 }
 
+TEST_CASE("an Eulerian solve that stops short exits 70 naming the keys that bound it and the frame" *
+          doctest::test_suite("app")) {
+  test::ScratchDir dir("eulerian-unconverged");
+  std::ofstream(dir / "ball.json") << BALL_SCENE;
+  const test::RunResult r = test::run_fsicut(dir, test::quoted((dir / "ball.json").string()) + " -q -o " +
+                                                      test::quoted((dir / "out").string()) +
+                                                      " --set /coupling/max_iterations=3");
+  INFO(r.err);
+  CHECK(r.code == 70);
+  CHECK(test::contains(r.err, "the velocity (Eq. 8) solve did not converge"));
+  CHECK(test::contains(r.err, "coupling/max_iterations and coupling/eulerian/velocity_tolerance"));
+  CHECK(test::contains(r.err, "(frame 1, the substep from t = 0 s)"));
+}
+
 TEST_CASE("fsicut --validate accepts an Eulerian scene and refuses a bad one with exit 65 and its pointer" *
           doctest::test_suite("app")) {
   test::ScratchDir dir("eulerian-validate");
