@@ -126,7 +126,12 @@ class FrameLoop {
     hooks.observe = control_.observe;
     hooks.before_substep = [&](const Simulator&, const FrameStats& tally) {
       substep_started_ = Clock::now();
-      if (!control_.stop || std::max(last_substep_seconds_, estimated_substep_seconds_) <= control_.abandonable_seconds)
+      // The first substep is always abandonable: nothing has been measured,
+      // and the estimate (sim/cost.hpp) can be off by 10x (an Eulerian
+      // first substep with many solver iterations).
+      const bool measured = last_substep_seconds_ > 0;
+      if (!control_.stop ||
+          (measured && std::max(last_substep_seconds_, estimated_substep_seconds_) <= control_.abandonable_seconds))
         return;
       FrameStats partial = tally;
       for (const auto& [stage, seconds] : times.seconds()) partial.seconds[stage] = seconds;

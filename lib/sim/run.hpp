@@ -62,7 +62,8 @@ struct RunControl {
   // true rewrites them (after --force, they came from another scene).
   bool rewrite_existing = false;
   // A substep expected to take longer than this [s] (sim/cost.hpp's estimate
-  // or the last substep's wall time, whichever is larger) can be abandoned: the
+  // or the last substep's wall time, whichever is larger), and the run's first
+  // substep (nothing measured yet), can be abandoned: the
   // state at its start is kept as a checkpoint, the solvers poll `stop` between
   // iterations and every 50 ms during a factorization (core/cancel.hpp), and a
   // stop request writes that checkpoint and throws Error(temp_fail = 75) at the
