@@ -63,6 +63,24 @@ bool blocked(const std::vector<const levelset::MeshDistance*>& near, const Vec3&
   return false;
 }
 
+// The triangles of the surfaces `near` that segments inside one box can
+// meet (MeshDistance::near): the many segment tests of one cell, each
+// against those alone (the same answers, in a fraction of the time).
+struct BoxTriangles {
+  std::vector<const levelset::MeshDistance*> surfaces;
+  std::vector<levelset::MeshDistance::Near> triangles;
+  BoxTriangles(const std::vector<const levelset::MeshDistance*>& near, const Vec3& lo, const Vec3& hi)
+      : surfaces(near) {
+    for (const levelset::MeshDistance* m : near) triangles.push_back(m->near(lo, hi));
+  }
+  // blocked() for a and b inside the box.
+  bool blocked(const Vec3& a, const Vec3& b) const {
+    for (std::size_t k = 0; k < surfaces.size(); ++k)
+      if (surfaces[k]->segment_hits(a, b, triangles[k]).count > 0) return true;
+    return false;
+  }
+};
+
 // The surfaces whose bounding boxes meet the box [lo, hi].
 std::vector<const levelset::MeshDistance*> surfaces_near(const std::vector<levelset::MeshDistance>& surfaces,
                                                          const Vec3& lo, const Vec3& hi) {
@@ -97,8 +115,9 @@ Sampled sample_cell(const grid::MacGrid& grid, const std::vector<levelset::MeshD
   std::vector<Vec3> x(INTERIOR + 6 * FACE);
   for (int n = 0; n < static_cast<int>(x.size()); ++n) x[n] = sample_position(grid, cell, n);
   UnionFind sets(static_cast<int>(x.size()));
+  const BoxTriangles box(near, lo, hi);  // every sample lies in the cell's closed box
   const auto link = [&](int a, int b) {
-    if (!blocked(near, x[a], x[b])) sets.join(a, b);
+    if (!box.blocked(x[a], x[b])) sets.join(a, b);
   };
   for (int k = 0; k < S; ++k)
     for (int j = 0; j < S; ++j)
@@ -153,8 +172,9 @@ std::map<std::pair<int, int>, Real> open_shares(const grid::MacGrid& grid,
   const int e1 = first_other(a), e2 = second_other(a);
   Vec3 corner = grid.node_position(low.x(), low.y(), low.z());
   corner[a] += grid.dx;
-  const std::vector<const levelset::MeshDistance*> near =
-      surfaces_near(surfaces, corner - Vec3::Constant(h), corner + Vec3::Constant(grid.dx + h));
+  const Vec3 lo = corner - Vec3::Constant(h), hi = corner + Vec3::Constant(grid.dx + h);
+  const std::vector<const levelset::MeshDistance*> near = surfaces_near(surfaces, lo, hi);
+  const BoxTriangles box(near, lo, hi);  // the face's points lie in it
   const auto at = [&](Real u, Real v) {
     Vec3 x = corner;
     x[e1] += u * h;
@@ -189,7 +209,7 @@ std::map<std::pair<int, int>, Real> open_shares(const grid::MacGrid& grid,
         std::sort(order.begin(), order.begin() + n);
         for (int k = 0; k < n; ++k) {
           const int c = order[k].second;
-          if (blocked(near, y, at(c % S + 0.5, c / S + 0.5))) continue;
+          if (box.blocked(y, at(c % S + 0.5, c / S + 0.5))) continue;
           share[pair[c]] += point;
           break;
         }

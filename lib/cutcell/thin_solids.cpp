@@ -1,6 +1,7 @@
 #include "lib/cutcell/thin_solids.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 #include "lib/core/parallel.hpp"
@@ -23,15 +24,18 @@ Vec3 mirrored_into_domain(const grid::MacGrid& grid, Vec3 x) {
 
 // Whether the segment from xa (in cell a) to the centre of cell b crosses the
 // surfaces in a way the node field does not account for (see the header).
+// `near`, when given: each surface's triangles near a box holding xa and the
+// centre of b (near_block).
 bool hidden_crossing(const grid::MacGrid& grid, const grid::Array3<Real>& solid_phi,
                      const std::vector<levelset::MeshDistance>& surfaces, const Vec3& xa, const Vec3i& a,
-                     const Vec3i& b) {
+                     const Vec3i& b, const std::vector<levelset::MeshDistance::Near>* near = nullptr) {
   const Vec3 xb = grid.cell_center(b.x(), b.y(), b.z());
   int crossings = 0;
   Vec3 first = Vec3::Zero(), last = Vec3::Zero();  // unit outward normals at the first and last crossing
   Real t_first = std::numeric_limits<Real>::infinity(), t_last = -std::numeric_limits<Real>::infinity();
-  for (const levelset::MeshDistance& s : surfaces) {
-    const levelset::SegmentHits h = s.segment_hits(xa, xb);
+  for (std::size_t k = 0; k < surfaces.size(); ++k) {
+    const levelset::MeshDistance& s = surfaces[k];
+    const levelset::SegmentHits h = near ? s.segment_hits(xa, xb, (*near)[k]) : s.segment_hits(xa, xb);
     if (h.count == 0) continue;
     crossings += h.count;
     if (h.first < t_first) {
@@ -63,6 +67,37 @@ bool hidden_crossing(const grid::MacGrid& grid, const grid::Array3<Real>& solid_
 
 // Cell c's neighbour at offset bit o (levelset::NeighbourReach's layout).
 Vec3i neighbour(const Vec3i& c, int o) { return Vec3i(c + Vec3i(o % 3 - 1, (o / 3) % 3 - 1, o / 9 - 1)); }
+
+// The box of the 3 x 3 x 3 cells around cell c [m]: where the segments of
+// c's neighbour tests (from its centre or a particle in it to its
+// neighbours' centres and quadrature points) lie.
+void block(const grid::MacGrid& grid, const Vec3i& c, Vec3& lo, Vec3& hi) {
+  lo = grid.node_position(c.x(), c.y(), c.z()) - Vec3::Constant(grid.dx);
+  hi = lo + Vec3::Constant(3 * grid.dx);
+}
+
+// Whether no triangle is listed: then no segment of the block meets one.
+bool none_near(const std::vector<levelset::MeshDistance::Near>& near) {
+  return std::all_of(near.begin(), near.end(), [](const levelset::MeshDistance::Near& n) { return n.slots.empty(); });
+}
+
+// Each surface's triangles near the block of cell c (MeshDistance::near).
+std::vector<levelset::MeshDistance::Near> near_block(const grid::MacGrid& grid,
+                                                     const std::vector<levelset::MeshDistance>& surfaces,
+                                                     const Vec3i& c) {
+  Vec3 lo, hi;
+  block(grid, c, lo, hi);
+  std::vector<levelset::MeshDistance::Near> near;
+  near.reserve(surfaces.size());
+  for (const levelset::MeshDistance& s : surfaces) near.push_back(s.near(lo, hi));
+  return near;
+}
+
+// Quadrature point b (0 .. 7) of cell n: the centres of its 2 x 2 x 2 octants.
+Vec3 quadrature_point(const grid::MacGrid& grid, const Vec3i& n, int b) {
+  return grid.node_position(n.x(), n.y(), n.z()) +
+         grid.dx * Vec3(0.25 + 0.5 * (b & 1), 0.25 + 0.5 * (b >> 1 & 1), 0.25 + 0.5 * (b >> 2 & 1));
+}
 
 }  // namespace
 
@@ -150,21 +185,24 @@ levelset::NeighbourReach neighbour_reach(const grid::MacGrid& grid, const grid::
     const Index idx = listed[static_cast<std::size_t>(e)];
     const Vec3i c = cells.coord(idx);
     const Vec3 centre = grid.cell_center(c.x(), c.y(), c.z());
+    const std::vector<levelset::MeshDistance::Near> close = near_block(grid, surfaces, c);
     std::uint32_t bits = levelset::REACH_ALL;
     std::array<unsigned char, 27>& seen = partial[static_cast<std::size_t>(e)];
     seen.fill(0xFF);
+    cells[idx] = bits;
+    if (none_near(close)) return;  // every neighbour and point in sight
     for (int o = 0; o < 27; ++o) {
       const Vec3i n = neighbour(c, o);
       if (!cells.inside(n.x(), n.y(), n.z())) continue;
-      const bool cut = o != 13 && separated(grid, solid_phi, surfaces, c, n);
+      const bool cut = o != 13 && hidden_crossing(grid, solid_phi, surfaces, centre, c, n, &close);
       if (cut) bits &= ~(1u << o);
       if (!cut && !reach.tested(n)) continue;
       unsigned char points = 0;
       for (int b = 0; b < 8; ++b) {
-        const Vec3 point = grid.node_position(n.x(), n.y(), n.z()) +
-                           grid.dx * Vec3(0.25 + 0.5 * (b & 1), 0.25 + 0.5 * (b >> 1 & 1), 0.25 + 0.5 * (b >> 2 & 1));
-        if (std::none_of(surfaces.begin(), surfaces.end(),
-                         [&](const levelset::MeshDistance& s) { return s.segment_hits(centre, point).count > 0; }))
+        const Vec3 point = quadrature_point(grid, n, b);
+        if (std::none_of(surfaces.begin(), surfaces.end(), [&](const levelset::MeshDistance& s) {
+              return s.segment_hits(centre, point, close[static_cast<std::size_t>(&s - surfaces.data())]).count > 0;
+            }))
           points |= static_cast<unsigned char>(1u << b);
       }
       seen[static_cast<std::size_t>(o)] = points;
@@ -192,15 +230,34 @@ std::vector<std::uint32_t> particle_reach(const grid::MacGrid& grid, const grid:
   std::vector<std::uint32_t> out(static_cast<std::size_t>(particles.cols()), levelset::REACH_ALL);
   const grid::Array3<std::uint32_t>& cells = reach.cells;
   if (cells.count() == 0) return out;
+  const bool tested = reach.tested.count() > 0;
+  // The triangles near each examined cell's block, listed once per cell.
+  grid::Array3<int> slot(cells.size(), -1);
+  std::vector<Index> examined;
+  for (Index idx = 0; idx < cells.count(); ++idx)
+    if (cells[idx] != levelset::REACH_ALL || (tested && reach.tested[idx])) {
+      slot[idx] = static_cast<int>(examined.size());
+      examined.push_back(idx);
+    }
+  std::vector<std::vector<levelset::MeshDistance::Near>> near(examined.size());
+  parallel_for(0, static_cast<Index>(examined.size()), [&](Index e) {
+    near[static_cast<std::size_t>(e)] = near_block(grid, surfaces, cells.coord(examined[static_cast<std::size_t>(e)]));
+  });
   parallel_for(0, particles.cols(), [&](Index p) {
     const Vec3 x = particles.col(p);
     const Vec3i c = grid.cell_of(x);
-    if (cells(c) == levelset::REACH_ALL && !(reach.tested.count() > 0 && reach.tested(c))) return;
+    if (slot(c) < 0) return;
+    Vec3 lo, hi;
+    block(grid, c, lo, hi);
+    // A particle beyond its cell's block (outside the grid: cell_of clamps) is tested against every triangle.
+    const bool inside = (x.array() >= lo.array()).all() && (x.array() <= hi.array()).all();
+    const std::vector<levelset::MeshDistance::Near>& close = near[static_cast<std::size_t>(slot(c))];
+    if (inside && none_near(close)) return;  // every neighbour's centre in sight
     std::uint32_t bits = levelset::REACH_ALL;
     for (int o = 0; o < 27; ++o) {
       const Vec3i n = neighbour(c, o);
       if (!cells.inside(n.x(), n.y(), n.z())) continue;
-      if (hidden_crossing(grid, solid_phi, surfaces, x, c, n)) bits &= ~(1u << o);
+      if (hidden_crossing(grid, solid_phi, surfaces, x, c, n, inside ? &close : nullptr)) bits &= ~(1u << o);
     }
     out[static_cast<std::size_t>(p)] = bits;
   });

@@ -92,6 +92,14 @@ class MeshDistance {
   // node distance field cannot show: a solid thinner than the grid spacing
   // between two points, and particle paths through a surface.
   SegmentHits segment_hits(const Vec3& a, const Vec3& b) const;
+  // The same for many segments inside one small box [lo, hi] [m]: near() once,
+  // then segment_hits(a, b, near) for each (mesh::TriangleBvh::near: the same
+  // answers, testing only the triangles near the box).
+  using Near = mesh::TriangleBvh::Near;
+  Near near(const Vec3& lo, const Vec3& hi) const { return bvh_.near(lo, hi); }
+  SegmentHits segment_hits(const Vec3& a, const Vec3& b, const Near& near) const {
+    return bvh_.segment_hits(a, b, near);
+  }
   // True strictly inside. False outside the bounding box without a query;
   // otherwise by the parity of the crossings of a ray from x
   // (O(log n) through the hierarchy, also deep inside or far away); when the

@@ -76,6 +76,27 @@ class TriangleBvh {
   // segment in a triangle's plane does not meet it.
   SegmentHits segment_hits(const Vec3& a, const Vec3& b) const;
 
+  // Many segments inside one small box (the neighbour tests of one grid
+  // cell): near(lo, hi) lists once the triangles such a segment can meet
+  // (those whose own box comes within 1e-6 of the box's size of [lo, hi]
+  // and whose plane passes through it or within twice that margin),
+  // and segment_hits(a, b, near) tests only those whose plane the segment
+  // crosses or comes within that margin of, each after its leaf's box as the
+  // descent tests it, in the descent's order (slot order). For a segment
+  // with both ends in [lo, hi] the answer is segment_hits(a, b)'s, bit for
+  // bit: a triangle left out is one whose test could only reject (the
+  // segment's meeting with its plane lies off the segment by far more than
+  // the test's round-off, for triangles not thinner than about 1e-5 in
+  // angle). Why: a surface of a few large triangles (a box obstacle) has
+  // every leaf's box around every segment near it, so the descent tested
+  // all of its triangles for each segment, most of them lying beside it.
+  struct Near {
+    std::vector<int> slots;  // of order_, ascending
+    Real margin = 0;         // [m]
+  };
+  Near near(const Vec3& lo, const Vec3& hi) const;
+  SegmentHits segment_hits(const Vec3& a, const Vec3& b, const Near& near) const;
+
   // Bounding box of the triangles' vertices [m].
   const Vec3& bounds_min() const { return lo_; }
   const Vec3& bounds_max() const { return hi_; }
@@ -95,6 +116,9 @@ class TriangleBvh {
   std::vector<int> order_;     // triangle ids in leaf order
   std::vector<Vec3> corners_;  // 3 per slot of order_: the triangle's vertices
   std::vector<int> slot_of_;   // per triangle: its slot in order_
+  std::vector<int> leaf_of_;   // per slot: its leaf in nodes_
+  std::vector<Vec3> planes_;   // per slot: (c1 - c0) x (c2 - c0) of its corners c
+  std::vector<Real> plane_norms_;  // per slot: the length of planes_
   Vec3 lo_{0, 0, 0}, hi_{0, 0, 0};
 };
 

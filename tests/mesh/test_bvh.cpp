@@ -117,6 +117,46 @@ TEST_CASE("TriangleBvh::segment_hits counts and orders the meetings of brute for
   CHECK(met > 100);
 }
 
+TEST_CASE("TriangleBvh::segment_hits through near() answers as the descent, bit for bit") {
+  // A thin rotated plate (a paddle: a few large triangles, every leaf's box
+  // around every segment near it) and the soup; segments between points of
+  // small boxes around and through them, as the neighbour tests of a grid
+  // cell draw them, half of them from the box's centre.
+  std::mt19937_64 rng(21);
+  SurfaceMesh plate;
+  plate.vertices.resize(3, 8);
+  const Vec3 u = Vec3(1, 0, 1).normalized(), v(0, 1, 0), w = u.cross(v);
+  for (int c = 0; c < 8; ++c)
+    plate.vertices.col(c) = Vec3(0.5, 0.5, 0.5) + ((c & 1) ? 0.3 : -0.3) * u + ((c & 2) ? 0.2 : -0.2) * v +
+                            ((c & 4) ? 0.005 : -0.005) * w;
+  const int faces[6][4] = {{0, 2, 6, 4}, {1, 5, 7, 3}, {0, 4, 5, 1}, {2, 3, 7, 6}, {0, 1, 3, 2}, {4, 6, 7, 5}};
+  for (const auto& f : faces) {
+    plate.triangles.emplace_back(f[0], f[1], f[2]);
+    plate.triangles.emplace_back(f[0], f[2], f[3]);
+  }
+  for (const SurfaceMesh& mesh : {plate, triangle_soup(rng)}) {
+    const TriangleBvh bvh(mesh.vertices, mesh.triangles);
+    int wrong = 0, met = 0;
+    for (int box = 0; box < 400; ++box) {
+      const Vec3 lo = random_point(rng, 0.2, 0.75), hi = lo + Vec3::Constant(0.06);
+      const Vec3 centre = (lo + hi) / 2;
+      const TriangleBvh::Near near = bvh.near(lo, hi);
+      for (int s = 0; s < 50; ++s) {
+        const Vec3 a = s % 2 ? centre : lo + 0.06 * random_point(rng, 0, 1), b = lo + 0.06 * random_point(rng, 0, 1);
+        const SegmentHits whole = bvh.segment_hits(a, b), part = bvh.segment_hits(a, b, near);
+        met += whole.count > 0;
+        if (part.count != whole.count || part.triangle != whole.triangle || part.last_triangle != whole.last_triangle)
+          ++wrong;
+        if (whole.count > 0 && (part.first != whole.first || part.last != whole.last || part.point != whole.point))
+          ++wrong;
+      }
+    }
+    MESSAGE(met << " of 20000 segments meet a triangle");
+    CHECK(wrong == 0);
+    CHECK(met > 300);
+  }
+}
+
 TEST_CASE("TriangleBvh::ray_parity is odd exactly inside a closed surface") {
   const SurfaceMesh ball = icosphere(Vec3(0.1, 0.2, 0.3), 0.8, 3);
   const TriangleBvh bvh(ball.vertices, ball.triangles);
