@@ -47,24 +47,26 @@
 //      solid faces (weighted by their open fractions), so the particles leave the
 //      packed region for the under-filled one and the free surface, never
 //      through a wall. Solved by PCG to DENSITY_SOLVE_TOLERANCE: the correction
-//      repeats every substep, so a rough q is enough.
+//      repeats every DENSITY_INTERVAL of simulated time, so a rough q is enough.
 //   4. Every particle moves by d at its position (trilinear from the faces its
 //      liquid reaches past thin solids, as velocities are read), at most
 //      DENSITY_MAX_SHIFT_CELLS cells, then clamped into the grid box.
 // Only positions change: the face velocities (the liquid's momentum) are left
 // alone.
-// When: not every substep, but in the substeps whose interval [t, t + dt)
-// reaches a multiple of DENSITY_INTERVAL seconds of simulated time
-// (density_correction_due). Why: the particles pack by about 1 % of the
-// volume a second, so between two corrections the liquid drifts by a few
-// hundredths of a percent; run every substep the correction cost 27 % of the
-// stepping of the paper dam break at 100^3 after the impact (22 substeps a
-// frame, the solve and shift running in nearly all of them). The rule reads
-// the simulated time alone, which a checkpoint holds: a resumed run corrects
-// in the same substeps as the run it continues. Call after the pressure projection and before stage 6, which pushes
-// out of solids any particle the shift took into one and (sim/cutcell/particle_paths.hpp)
-// puts back those whose path over the substep, shift included, crossed a
-// solid's surface, thin walls included.
+// When: not every substep, but in the substeps that end at or past a multiple
+// of DENSITY_INTERVAL seconds of simulated time counted from their start,
+// i.e. whose interval (t, t + dt] holds one (density_correction_due): about
+// 120 times a simulated second, every substep when the substeps are longer.
+// Why: run every substep, the correction cost 27 % of the stepping of the
+// paper dam break at 100^3 after the impact (22 substeps a frame, the solve
+// and shift running in nearly all of them; docs/performance.md); the
+// particles pack by about 1 % of the volume a second, far slower than that.
+// Why not rarer: with corrections 1/60 s apart the shipped dam break's
+// measured volume peaked at +0.62 % (every substep: +0.30 %, 1/120 s:
+// +0.39 %; scenes/dam_break.json, 3 s, one thread; the test's bound is
+// 0.5 %). The rule reads the simulated time alone, which a
+// checkpoint holds: a resumed run corrects in the same substeps as the run
+// it continues.
 #include "lib/core/types.hpp"
 #include "lib/fluid/liquid.hpp"
 #include "lib/linsolve/report.hpp"
@@ -77,9 +79,9 @@ namespace fsicut::fluid {
 // by its own seeding noise.
 inline constexpr Real DENSITY_TRIGGER = 0.02;
 // The simulated time between two corrections [s] (see "When" above).
-inline constexpr Real DENSITY_INTERVAL = 1.0 / 60;
-// Whether the substep from `time` to `time + dt` [s] corrects: it reaches a
-// multiple of DENSITY_INTERVAL, or it is longer than that.
+inline constexpr Real DENSITY_INTERVAL = 1.0 / 120;
+// Whether the substep from `time` to `time + dt` [s] corrects: (time, time + dt]
+// holds a multiple of DENSITY_INTERVAL, or dt is at least that long.
 bool density_correction_due(Real time, Real dt);
 // Relative residual of the displacement potential's solve, and its iteration cap.
 inline constexpr Real DENSITY_SOLVE_TOLERANCE = 1e-2;
