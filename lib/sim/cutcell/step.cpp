@@ -168,10 +168,12 @@ FluidLoads measure_loads(const CutCellSimulator& state, const std::optional<Load
   return loads;
 }
 
-// Particles that packed move apart (Kugelstadt et al. 2019); stage 6 keeps
-// them out of solids (fluid/density_correction.hpp).
-void correct_density(CutCellSimulator& state) {
-  if (state.liquid && state.scene.fluid.density_correction) fluid::correct_density(*state.liquid);
+// Particles that packed move apart (Kugelstadt et al. 2019), in the substeps
+// its rule picks by the simulated time; stage 6 keeps them out of solids
+// (fluid/density_correction.hpp).
+void correct_density(CutCellSimulator& state, Real dt) {
+  if (state.liquid && state.scene.fluid.density_correction && fluid::density_correction_due(state.time, dt))
+    fluid::correct_density(*state.liquid);
 }
 
 // Stage 6: extrapolate the fluid velocities, constrain them at solids, push
@@ -205,7 +207,7 @@ StepReport CutCellSimulator::step(Real dt, StageTimes& times, const SystemObserv
   // Loads on solids and obstacles (not in the paper: a measurement).
   { ScopedStage t(times, STAGE_LOADS); report.loads = measure_loads(*this, load_rows); }
   // Particle density correction (Kugelstadt et al. 2019, not in the paper).
-  { ScopedStage t(times, STAGE_DENSITY_CORRECTION); correct_density(*this); }
+  { ScopedStage t(times, STAGE_DENSITY_CORRECTION); correct_density(*this, dt); }
   // 6. Extrapolate and constrain velocities, push particles out of solids, collide solids with the walls.
   { ScopedStage t(times, STAGE_EXTRAPOLATION); extrapolate_and_constrain(*this, paths); }
   time += dt;
