@@ -109,8 +109,8 @@ Index stop_particles_at_solids(CutCellSimulator& state, ParticlePaths& paths, Re
     // sqrt(3) dx of the node values' distance. Why: testing every particle
     // against every surface was the leading cost of a tank with a dozen bodies
     // (17 % of a substep).
-    if (grid::interpolate(g, liquid.solid_phi, grid::Sampling::node, e) > (e - s).norm() + PATH_SKIP_CELLS * g.dx + moved)
-      return;
+    const Real skip = (e - s).norm() + PATH_SKIP_CELLS * g.dx + moved;
+    if (grid::interpolate(g, liquid.solid_phi, grid::Sampling::node, e) > skip) return;
     levelset::SegmentHits first;
     const levelset::MeshDistance* by = nullptr;
     for (const levelset::MeshDistance& d : state.surfaces.meshes) {

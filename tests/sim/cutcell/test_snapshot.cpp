@@ -69,6 +69,7 @@ sim::RunProgress some_progress() {
   p.partial.frame = 1;
   p.partial.time = 0.1;
   p.partial.substeps = 3;
+  p.partial.particle_substeps = 3;  // one particle step per substep, as without time/particle_cfl
   p.partial.cfl_exceeded = 1;
   p.partial.solves = 3;
   p.partial.solver = {true, false, 17, 3.5e-11, 1e-13, 1234, "no failure"};
