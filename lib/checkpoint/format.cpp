@@ -21,7 +21,8 @@ constexpr std::size_t HEADER_SIZE = HASH_OFFSET + 8;
 // The order of the sections in a file (format.hpp); META comes first.
 const char* const SECTION_ORDER[] = {SECTION_CLOCK,    SECTION_STATS,    SECTION_SOLIDS, SECTION_LIQUID,
                                      SECTION_REDUCED,  SECTION_SURFACES, SECTION_MEASURES,
-                                     SECTION_PIECES,   SECTION_EULERIAN, SECTION_FLOWS};
+                                     SECTION_PIECES,   SECTION_EULERIAN, SECTION_FLOWS,
+                                     SECTION_PARTICLE_STEPS};
 
 std::size_t rank(const std::string& tag) {
   const auto* end = std::end(SECTION_ORDER);

@@ -60,6 +60,9 @@
 //             node of the material grid, which no longer means anything)
 //     "FLOW"  (sim/cutcell/snapshot.cpp) only with liquid sources, drains or
 //             open sides: f64 liquid added, f64 liquid removed [m^3]
+//     "PSUB"  (sim/snapshot.cpp) only when the partial frame's particle
+//             sub-steps differ from its substeps (time/particle_cfl): i32
+//             particle sub-steps; absent, they equal the substeps
 //   (values.hpp) doubles: u64 n, f64 x n;  bytes: u64 n, u8 x n
 //   str     u64 length, bytes
 //   points  u64 #columns n, f64 3 x n column-major
@@ -96,6 +99,7 @@ inline constexpr char SECTION_MEASURES[] = "MEAS";
 inline constexpr char SECTION_EULERIAN[] = "EULR";
 inline constexpr char SECTION_PIECES[] = "PIEC";
 inline constexpr char SECTION_FLOWS[] = "FLOW";
+inline constexpr char SECTION_PARTICLE_STEPS[] = "PSUB";
 
 // The checkpoint of `snapshot` as bytes: META (the scene hash computed from
 // snapshot.scene), then its sections in the order listed above (a tag not

@@ -1,6 +1,7 @@
 #include "lib/fluid/density_correction.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "lib/core/parallel.hpp"
 #include "lib/fluid/pressure_projection.hpp"
@@ -168,6 +169,10 @@ void shift_particles(Liquid& l, const grid::MacVelocity& d, DensityCorrectionRep
 }
 
 }  // namespace
+
+bool density_correction_due(Real time, Real dt) {
+  return std::floor((time + dt) / DENSITY_INTERVAL) > std::floor(time / DENSITY_INTERVAL) || dt >= DENSITY_INTERVAL;
+}
 
 DensityCorrectionReport correct_density(Liquid& l) {
   DensityCorrectionReport report;

@@ -75,12 +75,18 @@ void initialize(Liquid& l, const SolidVelocity& solid_velocity) {
   extrapolate_and_constrain(l, solid_velocity);
 }
 
-void advect(Liquid& l, Real dt, const RegionOf& region_of) {
+void move_particles(Liquid& l, Real dt, const RegionOf& region_of) {
   const bool reached = l.reach.particles.size() == static_cast<std::size_t>(l.particles.cols());
   const SplitFlow flow{&l.split, &l.pieces, region_of};
   advect_particles(l.grid, l.velocity, dt, l.particles, reached ? l.reach.particles : std::vector<std::uint32_t>{},
                    flow.active() ? &flow : nullptr);
-  advect_velocity(l.grid, dt, l.valid, l.velocity, l.scratch, l.reach.cells);
+}
+
+void advect_faces(Liquid& l, Real dt) { advect_velocity(l.grid, dt, l.valid, l.velocity, l.scratch, l.reach.cells); }
+
+void advect(Liquid& l, Real dt, const RegionOf& region_of) {
+  move_particles(l, dt, region_of);
+  advect_faces(l, dt);
 }
 
 void apply_gravity(Liquid& l, Real dt) { fluid::apply_gravity(l.velocity, l.gravity, dt); }

@@ -100,6 +100,10 @@ void initialize(Liquid& liquid, const SolidVelocity& solid_velocity = {});
 // belongs to (cutcell::region_of with the surfaces the split cells came
 // from); the particles beside thin walls then read their side's pieces.
 void advect(Liquid& liquid, Real dt, const RegionOf& region_of = {});
+// Its two halves, for callers that move the particles in several steps
+// (sim/cutcell/particle_steps.hpp): advect() is move_particles then advect_faces.
+void move_particles(Liquid& liquid, Real dt, const RegionOf& region_of = {});
+void advect_faces(Liquid& liquid, Real dt);
 // Stage 3.
 void apply_gravity(Liquid& liquid, Real dt);
 // Stage 4.

@@ -252,6 +252,7 @@ void read_time(Object& o, const Where& w, const Grid& grid, Time& time) {
   t.get("frames", time.frames, at_least(0));
   t.get("cfl", time.cfl, positive());
   t.get("max_substeps", time.max_substeps, at_least(1));
+  t.get("particle_cfl", time.particle_cfl, positive());
   t.finish();
   // Velocities are extrapolated cfl + 2 cells into the air each substep; a
   // substep that moves the liquid further than the grid is long gains

@@ -41,6 +41,10 @@ struct Time {
   int frames = 120;       // frames after the initial state (frame 0)
   Real cfl = 1.0;         // substep dt <= cfl * cell_size / (max speed + sqrt(cell_size |g|)) (sim/advance.hpp)
   int max_substeps = 50;  // per frame; a frame that needs more takes max_substeps equal ones (stats cfl_exceeded)
+  // The marker particles' sub-step [cells]: within a substep they advance in
+  // equal RK2 steps of at most particle_cfl cells each at the fastest liquid
+  // face (sim/cutcell/particle_steps.hpp). 0: absent, one RK2 step per substep.
+  Real particle_cfl = 0;
 };
 
 // A region of space: fluid regions, obstacles and pinned regions use it.

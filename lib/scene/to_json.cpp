@@ -119,6 +119,7 @@ std::string to_json(const Scene& s) {
   json j;
   j["grid"] = {{"resolution", vec(s.grid.resolution)}, {"origin", vec(s.grid.origin)}, {"cell_size", s.grid.cell_size}};
   j["time"] = {{"fps", s.time.fps}, {"frames", s.time.frames}, {"cfl", s.time.cfl}, {"max_substeps", s.time.max_substeps}};
+  if (s.time.particle_cfl > 0) j["time"]["particle_cfl"] = s.time.particle_cfl;
   j["gravity"] = vec(s.gravity);
   j["fluid"] = {{"density", s.fluid.density}, {"particles_per_cell", s.fluid.particles_per_cell},
                 {"seed", s.fluid.seed}, {"density_correction", s.fluid.density_correction},

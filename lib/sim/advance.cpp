@@ -62,6 +62,7 @@ bool advance_to(Simulator& sim, Real t_end, FrameStats& tally, StageTimes& times
     }
     tally.cfl_exceeded += sub.cfl_exceeded ? 1 : 0;
     ++tally.substeps;
+    tally.particle_substeps += r.particle_steps;
     tally.loads.add(r.loads, sub.dt);
     tally.probe_rows += sim.probes_row();
     if (hooks.after_substep) hooks.after_substep(sim, r);

@@ -32,6 +32,22 @@
 // scheme's stability study. Table 1 scenes at half resolution (50^3, Thin Solid
 // 2 32^3), frames 1-6: 4.38 / 2.50 / 1.81 / 1.33 substeps per frame on average
 // (Fluid in Sphere 10.5 / 5.8 / 3.8 / 2.5).
+//
+// time/particle_cfl (sim/cutcell/particle_steps.hpp) moves the particles in
+// RK2 steps of at most that many cells within a substep, so that time.cfl can
+// rise while no particle moves further than that in one step; the projection
+// then runs about time.cfl times less often. Re-measured on 2026-12-02 with
+// the density correction, time.cfl = 3 and particle steps of one cell set for
+// every run through this driver (docs/performance.md, "Fewer projections"):
+// the thin walls' volumes keep the default at 1. The gate dam break reads
+// -0.78 % (bound 0.5 %; -0.48 % at time.cfl 1, -0.75 % at 2), the swinging
+// wall half a cell thick -0.60 % (quadratic -0.63 %; +0.32 % and -0.50 % at
+// 1); the particle steps do not cause it (one step per substep at 3: -0.64 %,
+// -0.60 %, -0.58 %). Within bounds at 3: Martin & Moyce (drift 1.25 %, lead
+// +12.5 %), the shipped dam break's volume (-0.37 %), the quadratic gate
+// (-0.42 %), Archimedes, the plate, the obstacle and still walls, the ramp,
+// the compressibility cube, and the stability study (weak fails, its spectral
+// radius first above 1 at substep 5, its strain past the bound at 9; spd holds).
 #include <functional>
 
 #include "lib/core/timer.hpp"

@@ -57,6 +57,9 @@ struct StepReport {
   int solve_count = 0;           // how many linear solves it ran
   std::optional<coupling::PartitionedReport> partitioned;  // schemes partitioned and xpm
   FluidLoads loads;  // the liquid's load on each solid and each obstacle (cut-cell, with liquid)
+  // The marker particles' RK2 steps in the substep: 1, more with
+  // time/particle_cfl (sim/cutcell/particle_steps.hpp).
+  int particle_steps = 1;
 };
 
 // A solid with tetrahedra turned inside out at the end of a frame (det F <= 0).

@@ -34,7 +34,9 @@
 //                  with RunProgress::probes, only when there is something to
 //                  store, so other scenes' checkpoints are unchanged and older
 //                  ones still read (no FORMAT_VERSION bump: a reader skips
-//                  sections it does not know).
+//                  sections it does not know). particle_substeps: stored in
+//                  the optional section PSUB only when it differs from
+//                  substeps (time/particle_cfl), equal to substeps without it.
 
 namespace fsicut::sim {
 namespace fs = std::filesystem;
@@ -143,6 +145,10 @@ checkpoint::Snapshot to_snapshot(const Checkpoint& c) {
   if (has_measures(c.progress))
     checkpoint::add_section(s, checkpoint::SECTION_MEASURES,
                             [&](checkpoint::ByteWriter& w) { put_measures(w, c.progress); });
+  const FrameStats& partial = c.progress.partial;
+  if (partial.particle_substeps != partial.substeps)
+    checkpoint::add_section(s, checkpoint::SECTION_PARTICLE_STEPS,
+                            [&](checkpoint::ByteWriter& w) { w.i32(partial.particle_substeps); });
   return s;
 }
 
@@ -165,6 +171,12 @@ void restore_snapshot(const checkpoint::Snapshot& snapshot, const std::string& f
     checkpoint::ByteReader measures = snapshot.read(checkpoint::SECTION_MEASURES, file);
     get_measures(measures, p);
     checkpoint::expect_end(measures);
+  }
+  p.partial.particle_substeps = p.partial.substeps;
+  if (snapshot.has(checkpoint::SECTION_PARTICLE_STEPS)) {
+    checkpoint::ByteReader steps = snapshot.read(checkpoint::SECTION_PARTICLE_STEPS, file);
+    p.partial.particle_substeps = steps.i32();
+    checkpoint::expect_end(steps);
   }
   // The clock first: what moves as a function of time is placed at it on restore.
   sim.time = time;

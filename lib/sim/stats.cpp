@@ -19,6 +19,7 @@ json frame_record(const Simulator& sim, const FrameStats& s) {
   j["frame"] = s.frame;
   j["time"] = s.time;
   j["substeps"] = s.substeps;
+  j["particle_substeps"] = s.particle_substeps;
   j["cfl_exceeded"] = s.cfl_exceeded;
   j["liquid_volume"] = sim.liquid_volume().value_or(0);
   j["liquid_added"] = 0.0;

@@ -19,7 +19,8 @@ class Simulator;
 struct FrameStats {
   int frame = 0;
   Real time = 0;                          // [s]
-  int substeps = 0;
+  int substeps = 0;                       // projections (Algorithm 1's substeps)
+  int particle_substeps = 0;              // the marker particles' RK2 steps (StepReport::particle_steps summed)
   int cfl_exceeded = 0;                   // substeps whose dt exceeded the CFL limit (max_substeps hit)
   linsolve::Report solver;                // worst linear solve of the frame
   int solves = 0;                         // linear solves in the frame
@@ -39,7 +40,8 @@ struct FrameStats {
 // max_strain, inverted_elements; a reduced body also modes (r) and modal_energy [J]
 // (solid::modal_energy), fluid_force [N], fluid_torque [N m] (about the centre of mass)}],
 // obstacles [{index, fluid_force [N], fluid_torque [N m] (about the shape's centre)}] (sim/cutcell/loads.hpp:
-// means over the frame's substeps; zeros for frame 0), seconds {stage: s}, plus cfl_exceeded;
+// means over the frame's substeps; zeros for frame 0), seconds {stage: s}, plus cfl_exceeded
+// and particle_substeps (= substeps unless time/particle_cfl splits them);
 // with the partitioned schemes solver also holds coupling_iterations (the
 // substep with most), interface_residual [m/s] (of that substep),
 // interface_converged, and fluid_seconds, solid_seconds, interface_seconds

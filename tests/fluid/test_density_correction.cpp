@@ -133,3 +133,19 @@ TEST_CASE("density correction: a thinned region deep in the liquid fills up from
   CHECK(centre_count() > thinned + 16);
   CHECK(correct_density(l).under_dense == 0);
 }
+
+TEST_CASE("density correction: it runs once per DENSITY_INTERVAL of simulated time, picked by the time alone") {
+  // 31 substeps of a third of the interval from t = 0 pass 10 multiples of it:
+  // one substep corrects at each, the others do not.
+  const Real dt = DENSITY_INTERVAL / 3;
+  int due = 0;
+  Real t = 0;
+  for (int n = 0; n < 31; ++n, t += dt) due += density_correction_due(t, dt);
+  CHECK(due == 10);
+  // Longer substeps correct every time, even across no multiple by round-off.
+  CHECK(density_correction_due(0.3 * DENSITY_INTERVAL, DENSITY_INTERVAL));
+  CHECK(density_correction_due(0.1, 2 * DENSITY_INTERVAL));
+  // A substep that stops short of the next multiple does not; one that passes it does.
+  CHECK_FALSE(density_correction_due(5.1 * DENSITY_INTERVAL, 0.8 * DENSITY_INTERVAL));
+  CHECK(density_correction_due(5.1 * DENSITY_INTERVAL, 0.95 * DENSITY_INTERVAL));
+}

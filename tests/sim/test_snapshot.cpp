@@ -52,6 +52,7 @@ sim::RunProgress full_progress() {
   f.frame = 2;
   f.time = 0.0456789012345678;
   f.substeps = 3;
+  f.particle_substeps = 8;
   f.cfl_exceeded = 1;
   f.solves = 5;
   f.solver.converged = true;
@@ -81,6 +82,7 @@ void check_same(const sim::FrameStats& a, const sim::FrameStats& b) {
   CHECK(a.frame == b.frame);
   CHECK(a.time == b.time);
   CHECK(a.substeps == b.substeps);
+  CHECK(a.particle_substeps == b.particle_substeps);
   CHECK(a.cfl_exceeded == b.cfl_exceeded);
   CHECK(a.solves == b.solves);
   CHECK(a.solver.converged == b.solver.converged);
@@ -151,6 +153,22 @@ TEST_CASE("snapshot (driver): a frame's end - no partitioned report - empty text
   CHECK(restored.probes.empty());
   CHECK_FALSE(restored.partial.partitioned);
   check_same(restored.partial, sim::FrameStats{});
+}
+
+TEST_CASE("snapshot (driver): particle sub-steps equal to the substeps are not stored and come back equal") {
+  const std::unique_ptr<sim::Simulator> a = build(SOLID_SCENE);
+  sim::RunProgress progress;
+  progress.mid_frame = true;
+  progress.partial.substeps = 4;
+  progress.partial.particle_substeps = 4;
+  CHECK_FALSE(sim::to_snapshot(*a, progress).has(checkpoint::SECTION_PARTICLE_STEPS));
+  progress.partial.particle_substeps = 9;
+  CHECK(sim::to_snapshot(*a, progress).has(checkpoint::SECTION_PARTICLE_STEPS));
+  const std::unique_ptr<sim::Simulator> b = build(SOLID_SCENE);
+  sim::RunProgress restored;
+  progress.partial.particle_substeps = 4;
+  round_trip(*a, progress, *b, restored);
+  CHECK(restored.partial.particle_substeps == 4);
 }
 
 TEST_CASE("snapshot (driver): the simulator's state comes with the clock") {

@@ -46,8 +46,8 @@ const char* EULERIAN_SCENE = R"({
                 "mesh": { "type": "sphere", "center": [0.4, 0.5, 0.4], "radius": 0.2, "subdivisions": 1 } } ] })";
 
 // The driver's keys every scene's line has (docs/outputs.md "stats.jsonl keys").
-const std::vector<std::string> TOP_KEYS = {"frame",        "time",        "substeps",        "cfl_exceeded",
-                                           "liquid_volume", "liquid_added", "liquid_removed", "particle_volume",
+const std::vector<std::string> TOP_KEYS = {"frame",        "time",        "substeps",        "particle_substeps",
+                                           "cfl_exceeded",  "liquid_volume", "liquid_added", "liquid_removed", "particle_volume",
                                            "deep_density", "packed_cells",
                                            "max_fluid_speed", "solver",   "solids",          "obstacles",
                                            "seconds"};
@@ -71,6 +71,7 @@ sim::FrameStats some_stats() {
   st.frame = 3;
   st.time = 0.1;
   st.substeps = 4;
+  st.particle_substeps = 9;
   st.cfl_exceeded = 1;
   st.solves = 4;
   st.solver.converged = true;
@@ -93,6 +94,7 @@ TEST_CASE("stats: a liquid scene's line has every contract key - its volume - no
   CHECK(j["frame"] == 3);
   CHECK(j["time"] == 0.1);
   CHECK(j["substeps"] == 4);
+  CHECK(j["particle_substeps"] == 9);
   CHECK(j["cfl_exceeded"] == 1);
   CHECK(j["liquid_volume"].get<Real>() == *s.liquid_volume());
   // 1 x 0.5 x 1 m of water less the obstacle's 0.25 x 0.5 x 0.25 m in it.

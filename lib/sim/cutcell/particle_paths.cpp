@@ -10,7 +10,7 @@
 
 namespace fsicut::sim {
 
-ParticlePaths start_particle_paths(const CutCellSimulator& state) {
+ParticlePaths start_particle_paths(const CutCellSimulator& state, Real moved) {
   ParticlePaths paths;
   if (!state.liquid || state.surfaces.meshes.empty()) return paths;
   const fluid::Liquid& liquid = *state.liquid;
@@ -23,7 +23,7 @@ ParticlePaths start_particle_paths(const CutCellSimulator& state) {
   std::vector<char> near(static_cast<std::size_t>(n), 0);
   parallel_for(0, n, [&](Index p) {
     near[static_cast<std::size_t>(p)] =
-        grid::interpolate(g, liquid.solid_phi, grid::Sampling::node, paths.start.col(p)) <= reach + g.dx;
+        grid::interpolate(g, liquid.solid_phi, grid::Sampling::node, paths.start.col(p)) <= reach + g.dx + moved;
   });
   for (Index p = 0; p < n; ++p)
     if (near[static_cast<std::size_t>(p)]) paths.anchors.push_back({p, -1, 0, Vec3::Zero()});
@@ -81,7 +81,7 @@ void update_particle_reach(CutCellSimulator& state) {
 // than the sqrt(3) dx a trilinear interpolation can be off a distance field.
 constexpr Real PATH_SKIP_CELLS = 2;
 
-Index stop_particles_at_solids(CutCellSimulator& state, ParticlePaths& paths) {
+Index stop_particles_at_solids(CutCellSimulator& state, ParticlePaths& paths, Real moved) {
   if (!state.liquid || state.surfaces.meshes.empty()) return 0;
   fluid::Liquid& liquid = *state.liquid;
   const grid::MacGrid& g = liquid.grid;
@@ -109,8 +109,8 @@ Index stop_particles_at_solids(CutCellSimulator& state, ParticlePaths& paths) {
     // sqrt(3) dx of the node values' distance. Why: testing every particle
     // against every surface was the leading cost of a tank with a dozen bodies
     // (17 % of a substep).
-    if (grid::interpolate(g, liquid.solid_phi, grid::Sampling::node, e) > (e - s).norm() + PATH_SKIP_CELLS * g.dx)
-      return;
+    const Real skip = (e - s).norm() + PATH_SKIP_CELLS * g.dx + moved;
+    if (grid::interpolate(g, liquid.solid_phi, grid::Sampling::node, e) > skip) return;
     levelset::SegmentHits first;
     const levelset::MeshDistance* by = nullptr;
     for (const levelset::MeshDistance& d : state.surfaces.meshes) {

@@ -41,8 +41,11 @@ struct ParticlePaths {
 void follow_particles(ParticlePaths& paths, const std::vector<Index>& moved, const Points& particles);
 
 // Stage 2, before the particles move (the surfaces still at the positions of
-// the last stage 4, those before this substep's stage 1).
-ParticlePaths start_particle_paths(const CutCellSimulator& state);
+// the last stage 4, those before this substep's stage 1). `moved` [m]: how far
+// the surfaces may lie from where liquid.solid_phi has them (0 but between a
+// substep's particle steps, sim/cutcell/particle_steps.hpp), added to the
+// distance within which particles are anchored.
+ParticlePaths start_particle_paths(const CutCellSimulator& state, Real moved = 0);
 
 // Stage 2, before the particles move: their neighbour reach (cutcell/thin_solids.hpp)
 // where stage 6 left them, against the surfaces and cells' reach of the last
@@ -52,7 +55,8 @@ void update_particle_reach(CutCellSimulator& state);
 
 // Stage 6, after the SDF push-out: stops the particles whose path crossed a
 // solid surface as above (paths.start becomes the carried starts). Returns how
-// many it stopped.
-Index stop_particles_at_solids(CutCellSimulator& state, ParticlePaths& paths);
+// many it stopped. `moved` [m]: as for start_particle_paths, added to the
+// margin of the far-path test.
+Index stop_particles_at_solids(CutCellSimulator& state, ParticlePaths& paths, Real moved = 0);
 
 }  // namespace fsicut::sim

@@ -13,7 +13,7 @@
 // Files: simulator.cpp builds it from a scene; step.cpp is Algorithm 1;
 // record.cpp what a frame reports (stats, outputs, checks, cost);
 // snapshot.cpp its part of a checkpoint; the coupling geometry
-// (solid_fields, particle_paths, coupling_matrix, couple), the scene's bodies
+// (solid_fields, particle_paths, particle_steps, coupling_matrix, couple), the scene's bodies
 // and obstacles (solids, obstacles) and the measurements (loads, probes) have
 // a file each.
 #include <optional>

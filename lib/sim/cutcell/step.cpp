@@ -7,11 +7,11 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
-#include "lib/cutcell/split_cells.hpp"
 #include "lib/fluid/density_correction.hpp"
 #include "lib/sim/cutcell/couple.hpp"
 #include "lib/sim/cutcell/flows.hpp"
 #include "lib/sim/cutcell/particle_paths.hpp"
+#include "lib/sim/cutcell/particle_steps.hpp"
 #include "lib/sim/cutcell/simulator.hpp"
 #include "lib/sim/cutcell/solid_fields.hpp"
 #include "lib/solid/integrate.hpp"
@@ -110,23 +110,15 @@ void collide_solids_with_walls(CutCellSimulator& state) {
 }
 
 // Stage 2: the marker particles (RK2, each through the velocities on its side
-// of a thin solid) and the face velocities (semi-Lagrangian, RK2 backtrace);
-// returns where the particles started relative to the solids
-// (sim/cutcell/particle_paths.hpp).
-ParticlePaths advect(CutCellSimulator& state, Real dt) {
-  ParticlePaths paths;
-  if (!state.liquid) return paths;
-  if (!state.surfaces.meshes.empty()) {
-    paths = start_particle_paths(state);
-    update_particle_reach(state);
-  }
-  // The region of a split cell (cutcell/split_cells.hpp) a point lies in, by
-  // the surfaces the split cells were made from.
-  const fluid::RegionOf regions = [&state](Index cell, const Vec3& x) {
-    const fluid::Liquid& l = *state.liquid;
-    return cutcell::region_of(l.split, l.grid, state.surfaces.meshes, cell, x);
-  };
-  fluid::advect(*state.liquid, dt, regions);
+// of a thin solid; in several steps with time/particle_cfl,
+// sim/cutcell/particle_steps.hpp) and the face velocities (semi-Lagrangian,
+// RK2 backtrace); returns where the particles started their last step
+// relative to the solids (sim/cutcell/particle_paths.hpp).
+ParticlePaths advect(CutCellSimulator& state, Real dt, StepReport& report) {
+  if (!state.liquid) return {};
+  report.particle_steps = particle_steps(state, dt);
+  ParticlePaths paths = move_particles(state, dt, report.particle_steps);
+  fluid::advect_faces(*state.liquid, dt);
   return paths;
 }
 
@@ -168,10 +160,12 @@ FluidLoads measure_loads(const CutCellSimulator& state, const std::optional<Load
   return loads;
 }
 
-// Particles that packed move apart (Kugelstadt et al. 2019); stage 6 keeps
-// them out of solids (fluid/density_correction.hpp).
-void correct_density(CutCellSimulator& state) {
-  if (state.liquid && state.scene.fluid.density_correction) fluid::correct_density(*state.liquid);
+// Particles that packed move apart (Kugelstadt et al. 2019), in the substeps
+// its rule picks by the simulated time; stage 6 keeps them out of solids
+// (fluid/density_correction.hpp).
+void correct_density(CutCellSimulator& state, Real dt) {
+  if (state.liquid && state.scene.fluid.density_correction && fluid::density_correction_due(state.time, dt))
+    fluid::correct_density(*state.liquid);
 }
 
 // Stage 6: extrapolate the fluid velocities, constrain them at solids, push
@@ -192,8 +186,8 @@ StepReport CutCellSimulator::step(Real dt, StageTimes& times, const SystemObserv
   std::optional<LoadRows> load_rows;
   // 1. Update solid positions, x += dt v (34), and element rotations (Mueller & Gross 2004).
   { ScopedStage t(times, STAGE_SOLID_POSITIONS); update_solid_positions(*this, dt); }
-  // 2. Advect marker particles (RK2) and face velocities (semi-Lagrangian).
-  { ScopedStage t(times, STAGE_ADVECTION); carried = carried_by_sources(*this); paths = advect(*this, dt); }
+  // 2. Advect marker particles (RK2, in steps of time/particle_cfl cells) and face velocities (semi-Lagrangian).
+  { ScopedStage t(times, STAGE_ADVECTION); carried = carried_by_sources(*this); paths = advect(*this, dt, report); }
   // 3. External forces: gravity by forward Euler.
   { ScopedStage t(times, STAGE_FORCES); apply_gravity(*this, dt); }
   // Sources fill, drains and open sides empty (not in the paper: sim/cutcell/flows.hpp).
@@ -205,7 +199,7 @@ StepReport CutCellSimulator::step(Real dt, StageTimes& times, const SystemObserv
   // Loads on solids and obstacles (not in the paper: a measurement).
   { ScopedStage t(times, STAGE_LOADS); report.loads = measure_loads(*this, load_rows); }
   // Particle density correction (Kugelstadt et al. 2019, not in the paper).
-  { ScopedStage t(times, STAGE_DENSITY_CORRECTION); correct_density(*this); }
+  { ScopedStage t(times, STAGE_DENSITY_CORRECTION); correct_density(*this, dt); }
   // 6. Extrapolate and constrain velocities, push particles out of solids, collide solids with the walls.
   { ScopedStage t(times, STAGE_EXTRAPOLATION); extrapolate_and_constrain(*this, paths); }
   time += dt;
