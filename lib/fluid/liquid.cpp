@@ -7,6 +7,7 @@
 #include "lib/core/parallel.hpp"
 #include "lib/fluid/flows.hpp"
 #include "lib/fluid/velocity.hpp"
+#include "lib/fluid/viscosity.hpp"
 #include "lib/levelset/liquid_sdf.hpp"
 
 namespace fsicut::fluid {
@@ -110,6 +111,18 @@ void update_distance_fields(Liquid& l) {
 linsolve::Report project(Liquid& l, Real dt, const grid::MacVelocity* wall) {
   return project_pressure(l.grid, l.liquid_phi, l.fractions, dt, l.density, l.projection, l.velocity,
                           l.pressure, l.valid, l.split, &l.region_pressure, &l.pieces, wall, l.wall_inflow);
+}
+
+linsolve::Report apply_viscosity(Liquid& l, Real dt, const SolidVelocity& solid_velocity) {
+  if (!(l.viscosity > 0)) return linsolve::nothing_to_solve();
+  const LiquidFractions fractions = liquid_fractions(l.grid, l.liquid_phi, l.solid_phi, l.open);
+  const ViscositySystem system = assemble_viscosity(l.grid, fractions, l.fractions, l.solid_phi, l.viscosity,
+                                                    l.density, dt, solid_velocity, l.velocity);
+  linsolve::PcgSettings settings;
+  settings.tolerance = l.projection.tolerance;
+  settings.max_iterations = l.projection.max_iterations;
+  settings.preconditioner = linsolve::Preconditioner::incomplete_cholesky;
+  return solve_viscosity(system, settings, l.velocity);
 }
 
 void extrapolate_and_constrain(Liquid& l, const SolidVelocity& solid_velocity) {

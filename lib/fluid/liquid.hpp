@@ -14,6 +14,8 @@
 //   5. project(liquid, dt)                cut-cell pressure projection (13), (20); returns
 //                                         the solve report, throws SimulationError if the
 //                                         solve fails (unless allow_unconverged)
+//      apply_viscosity(liquid, dt)        only when viscosity > 0: the implicit viscous step
+//                                         (fluid/viscosity.hpp); returns the solve report
 //   6. extrapolate_and_constrain(liquid)  extrapolation into air and solid, u.n = 0 at
 //                                         solids, particles pushed out of solids
 // The substep length comes from sim/advance.hpp (the one CFL rule); max_speed()
@@ -49,6 +51,7 @@ using OpenSides = std::array<bool, 6>;
 struct Liquid {
   grid::MacGrid grid;
   Real density = 1000;          // [kg/m^3]
+  Real viscosity = 0;           // dynamic viscosity mu [Pa s]; 0 = inviscid (no viscosity stage)
   Vec3 gravity{0, -9.81, 0};    // [m/s^2]
   Points particles;             // marker particles, 3 x #particles [m]
   Real particle_radius = 0;     // ball radius of drops in the liquid phi and the VDB [m] (levelset/liquid_sdf.hpp)
@@ -114,6 +117,13 @@ void refresh_solid(Liquid& liquid);
 // Stage 5. `wall` (optional): the moving walls' face velocities
 // (fluid/pressure_projection.hpp assemble_pressure).
 linsolve::Report project(Liquid& liquid, Real dt, const grid::MacVelocity* wall = nullptr);
+// After stage 5, for a viscous liquid: the liquid fractions from the liquid
+// and solid SDFs, then the implicit viscous step (fluid/viscosity.hpp) solved
+// by PCG with incomplete Cholesky to the projection's tolerance and iteration
+// limit. `solid_velocity` (optional) the solids' velocity the liquid sticks
+// to (zero: at rest). Does nothing (and reports nothing to solve) when
+// viscosity is 0.
+linsolve::Report apply_viscosity(Liquid& liquid, Real dt, const SolidVelocity& solid_velocity = {});
 // Stage 6. `solid_velocity` (optional) is the velocity [m/s] of the solid
 // surface nearest to a point inside a solid (zero for static obstacles); the
 // constraint then keeps the fluid's normal velocity equal to the solid's there.

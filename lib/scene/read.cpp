@@ -21,6 +21,9 @@ constexpr std::size_t MAX_SOLID_NAME_LENGTH = 128;
 // and crashed the solver. Diamond is 1.2e12 Pa, osmium 22600 kg/m^3.
 constexpr Real MAX_YOUNGS_MODULUS = 1e14;  // [Pa]
 constexpr Real MAX_DENSITY = 1e6;          // [kg/m^3]
+// Pitch, the most viscous liquid anyone pours, is about 2e8 Pa s; the bound
+// keeps dt mu / (rho dx^2) of the viscosity system finite (fluid/viscosity.hpp).
+constexpr Real MAX_VISCOSITY = 1e9;        // [Pa s]
 constexpr Real MAX_DAMPING_MASS = 1e6;     // tau_m [1/s]
 constexpr Real MAX_DAMPING_STIFFNESS = 1e3;  // tau_k [s]
 
@@ -270,6 +273,7 @@ void read_fluid(Object& o, const Where& w, const Grid& grid, Fluid& fluid) {
   f.get("particles_per_cell", fluid.particles_per_cell, at_least(1));
   f.get("seed", fluid.seed);
   f.get("density_correction", fluid.density_correction);
+  f.get("viscosity", fluid.viscosity, non_negative_at_most(MAX_VISCOSITY, "Pa s"));
   if (f.has("regions"))
     fluid.regions = read_array<Shape>(f.at("regions"), w / "fluid" / "regions",
                                       [](const json& r, const Where& at) { return read_shape(r, at, FLUID_REGION); });
@@ -278,6 +282,8 @@ void read_fluid(Object& o, const Where& w, const Grid& grid, Fluid& fluid) {
   if (fluid.kind == Fluid::Kind::smoke && !fluid.density_correction)
     (w / "fluid" / "density_correction").fail("makes no sense with \"kind\": \"smoke\" (it moves a liquid's "
                                               "particles apart; smoke has none)");
+  if (fluid.kind == Fluid::Kind::smoke && fluid.viscosity > 0)
+    (w / "fluid" / "viscosity").fail("applies to the liquid only (the cut-cell viscosity stage); smoke is inviscid");
   f.finish();
   for (const Shape& r : fluid.regions) {
     const Where at{w.file, w.directory, r.pointer};

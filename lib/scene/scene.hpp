@@ -171,6 +171,7 @@ struct Fluid {
   int particles_per_cell = 8;
   unsigned seed = 1;            // particle jitter
   bool density_correction = true;  // move packed particles apart each substep (fluid/density_correction.hpp)
+  Real viscosity = 0;           // dynamic viscosity mu [Pa s]; 0 = inviscid, no viscosity stage (fluid/viscosity.hpp)
   std::vector<Shape> regions;   // empty: no liquid
   // Liquid that comes and goes (fluid/flows.hpp): sources fill their shape
   // with liquid moving at their velocity, drains remove what is inside.

@@ -125,6 +125,8 @@ std::string to_json(const Scene& s) {
                 {"seed", s.fluid.seed}, {"density_correction", s.fluid.density_correction},
                 {"regions", json::array()}};
   for (const Shape& r : s.fluid.regions) j["fluid"]["regions"].push_back(shape_json(r, FLUID_REGION));
+  // Only a viscous liquid writes its viscosity: the inviscid scenes' checkpoints keep their fingerprint.
+  if (s.fluid.viscosity > 0) j["fluid"]["viscosity"] = s.fluid.viscosity;
   // Sources, drains and open sides only where a scene has them: checkpoints
   // of the other scenes keep their fingerprint.
   for (const Shape& r : s.fluid.sources) j["fluid"]["sources"].push_back(shape_json(r, SOURCE));

@@ -115,6 +115,7 @@ fluid::Liquid make_liquid(const scene::Scene& scene, levelset::StaticSolid solid
                           const grid::Array3<char>& exact) {
   fluid::Liquid l = fluid::make_liquid(make_grid(scene.grid), scene.fluid.density, scene.gravity, std::move(solid));
   l.projection = projection_settings(scene.coupling);
+  l.viscosity = scene.fluid.viscosity;
   l.open = scene.grid.open;
   // What each particle stands for, also when only sources bring liquid.
   l.particle_volume = std::pow(l.grid.dx, 3) / scene.fluid.particles_per_cell;

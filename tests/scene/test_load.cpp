@@ -40,6 +40,7 @@ TEST_CASE("a minimal scene takes the documented defaults") {
   CHECK(s.gravity == Vec3(0, -9.81, 0));
   CHECK(s.fluid.density == 1000);
   CHECK(s.fluid.particles_per_cell == 8);
+  CHECK(s.fluid.viscosity == 0);
   CHECK(s.coupling.scheme == Coupling::Scheme::spd);
   CHECK(s.coupling.preconditioner == Coupling::Preconditioner::multigrid);
   CHECK(s.coupling.sigma == 0.9);
@@ -83,6 +84,18 @@ TEST_CASE("types and ranges are checked, errors point at the value") {
                  "/coupling/preconditioner: unknown preconditioner \"amg\""));
   CHECK(contains(error_of(base + R"("coupling": { "alpha": "automatic" } })"), "/coupling/alpha: expected a positive number or \"auto\""));
   CHECK(contains(error_of(base + R"("coupling": { "sigma": 1.0 } })"), "/coupling/sigma: must be in (0"));
+}
+
+TEST_CASE("fluid/viscosity is a finite non-negative viscosity of the liquid, written back only when set") {
+  const std::string base = R"({ "grid": { "resolution": [8,8,8], "cell_size": 0.1 }, )";
+  CHECK(parse(base + R"("fluid": { "viscosity": 12.5 } })").fluid.viscosity == 12.5);
+  CHECK(contains(error_of(base + R"("fluid": { "viscosity": -1 } })"), "/fluid/viscosity: must be >= 0"));
+  CHECK(contains(error_of(base + R"("fluid": { "viscosity": 1e300 } })"), "/fluid/viscosity: must be >= 0 and at most 1e+09 Pa s"));
+  CHECK(contains(error_of(base + R"("fluid": { "viscosity": "honey" } })"), "/fluid/viscosity: expected a number"));
+  const std::string smoke = R"("coupling": { "scheme": "eulerian" }, "fluid": { "kind": "smoke", "viscosity": 1 } })";
+  CHECK(contains(error_of(base + smoke), "/fluid/viscosity: applies to the liquid only"));
+  CHECK(!contains(to_json(parse(base + R"("fluid": {} })")), "viscosity"));
+  CHECK(parse(to_json(parse(base + R"("fluid": { "viscosity": 3 } })"))).fluid.viscosity == 3);
 }
 
 TEST_CASE("shapes accept only the keys of their type") {

@@ -209,8 +209,9 @@ Real CutCellSimulator::max_speed() const {
 }
 
 std::vector<std::string> CutCellSimulator::stages() const {
-  return {STAGE_SOLID_POSITIONS, STAGE_ADVECTION,          STAGE_FORCES,       STAGE_SOURCES,
-          STAGE_DISTANCE_FIELDS, STAGE_PROJECTION,         STAGE_LOADS,        STAGE_DENSITY_CORRECTION,
+  return {STAGE_SOLID_POSITIONS, STAGE_ADVECTION,   STAGE_FORCES,
+          STAGE_SOURCES,         STAGE_DISTANCE_FIELDS, STAGE_PROJECTION,
+          STAGE_VISCOSITY,       STAGE_LOADS,       STAGE_DENSITY_CORRECTION,
           STAGE_EXTRAPOLATION};
 }
 

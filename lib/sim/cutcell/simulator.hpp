@@ -41,6 +41,7 @@ inline constexpr const char* STAGE_FORCES = "forces";
 inline constexpr const char* STAGE_SOURCES = "sources";
 inline constexpr const char* STAGE_DISTANCE_FIELDS = "distance_fields";
 inline constexpr const char* STAGE_PROJECTION = "projection";
+inline constexpr const char* STAGE_VISCOSITY = "viscosity";
 inline constexpr const char* STAGE_LOADS = "loads";
 inline constexpr const char* STAGE_DENSITY_CORRECTION = "density_correction";
 inline constexpr const char* STAGE_EXTRAPOLATION = "extrapolation";

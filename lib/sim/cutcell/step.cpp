@@ -151,6 +151,14 @@ void project(CutCellSimulator& state, Real dt, const SystemObserver& observe, St
   advance_solids_alone(state, dt, report);
 }
 
+// After stage 5, a viscous liquid's implicit viscous step (Batty & Bridson
+// 2008, fluid/viscosity.hpp), sticking to the solids at their velocity after
+// the projection; nothing at all for an inviscid one.
+void apply_viscosity(CutCellSimulator& state, Real dt, StepReport& report) {
+  if (!state.liquid || !(state.liquid->viscosity > 0)) return;
+  record(report, fluid::apply_viscosity(*state.liquid, dt, solid_velocity(state)), state.scene, "liquid viscosity");
+}
+
 // The liquid's force and torque on each solid (from the coupled solve's
 // pressure) and each obstacle (sim/cutcell/loads.hpp).
 FluidLoads measure_loads(const CutCellSimulator& state, const std::optional<LoadRows>& rows) {
@@ -196,6 +204,8 @@ StepReport CutCellSimulator::step(Real dt, StageTimes& times, const SystemObserv
   { ScopedStage t(times, STAGE_DISTANCE_FIELDS); update_distance_fields(*this); }
   // 5. Pressure projection, coupled (33) or alone (13), (6).
   { ScopedStage t(times, STAGE_PROJECTION); project(*this, dt, observe, report, load_rows); }
+  // Viscosity, implicit, after the projection (Batty & Bridson 2008; not in the paper).
+  { ScopedStage t(times, STAGE_VISCOSITY); apply_viscosity(*this, dt, report); }
   // Loads on solids and obstacles (not in the paper: a measurement).
   { ScopedStage t(times, STAGE_LOADS); report.loads = measure_loads(*this, load_rows); }
   // Particle density correction (Kugelstadt et al. 2019, not in the paper).

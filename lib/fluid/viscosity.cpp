@@ -1,0 +1,238 @@
+#include "lib/fluid/viscosity.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "lib/core/parallel.hpp"
+
+namespace fsicut::fluid {
+namespace {
+
+// What a face is to the viscous system (see the header).
+enum class FaceKind { free, wall, ghost, closed };
+
+struct FaceRef {
+  int axis = 0;
+  Vec3i index{0, 0, 0};
+};
+
+// A stress sample: strain sum_k sign_k u(face_k) / dx over two differences
+// (hi - lo), weight K [Pa s] (2 mu V_c or mu V_e).
+struct StressSample {
+  std::array<FaceRef, 4> face;  // hi, lo of the first difference, then of the second
+  int pairs = 1;
+  Real weight = 0;
+};
+
+// A sample's faces resolved: unknown index (or -1) with its coefficient [1/m],
+// and the Dirichlet part of its strain [1/s].
+struct ResolvedSample {
+  std::array<int, 4> unknown{-1, -1, -1, -1};
+  std::array<Real, 4> coef{0, 0, 0, 0};
+  Real known = 0;
+};
+
+struct Classifier {
+  const grid::MacGrid& grid;
+  const FaceFractions& open;
+
+  FaceKind kind(const FaceRef& f) const {
+    const Vec3i shape = grid.face_shape(f.axis);
+    for (int b = 0; b < 3; ++b)
+      if (f.index[b] < 0 || f.index[b] >= shape[b]) return FaceKind::ghost;
+    const int i = f.index[f.axis];
+    if (i == 0 || i == grid.resolution[f.axis]) return FaceKind::wall;
+    return open[f.axis](f.index) > 0 ? FaceKind::free : FaceKind::closed;
+  }
+};
+
+// The three diagonal samples of cell c and the shear sample of edge e of axis
+// a (the other two axes b, c: gamma = du_b/dx_c + du_c/dx_b).
+StressSample diagonal_sample(const Vec3i& c, int a, Real weight) {
+  StressSample s;
+  s.face[0] = {a, c + Vec3i::Unit(a)};
+  s.face[1] = {a, c};
+  s.weight = weight;
+  return s;
+}
+
+StressSample shear_sample(const Vec3i& e, int a, Real weight) {
+  const int b = (a + 1) % 3, c = (a + 2) % 3;
+  StressSample s;
+  s.face[0] = {b, e};
+  s.face[1] = {b, e - Vec3i::Unit(c)};
+  s.face[2] = {c, e};
+  s.face[3] = {c, e - Vec3i::Unit(b)};
+  s.pairs = 2;
+  s.weight = weight;
+  return s;
+}
+
+// Calls visit(sample) for every stress sample with liquid (weight > 0).
+template <class Visit>
+void for_each_sample(const grid::MacGrid& grid, const LiquidFractions& fractions, Real viscosity, Visit&& visit) {
+  const grid::Array3<char> cells(grid.cell_shape());
+  for (Index n = 0; n < cells.count(); ++n) {
+    const Vec3i c = cells.coord(n);
+    const Real v = fractions.cell(c);
+    if (v > 0)
+      for (int a = 0; a < 3; ++a) visit(diagonal_sample(c, a, 2 * viscosity * v));
+  }
+  for (int a = 0; a < 3; ++a) {
+    const grid::Array3<char> edges(edge_shape(grid, a));
+    for (Index n = 0; n < edges.count(); ++n) {
+      const Vec3i e = edges.coord(n);
+      const Real v = fractions.edge(a, e);
+      if (v > 0) visit(shear_sample(e, a, viscosity * v));
+    }
+  }
+}
+
+// The solid SDF [m] at a face centre: the mean of the face's four nodes.
+Real solid_phi_at_face(const grid::Array3<Real>& solid_phi, const FaceRef& f) {
+  const int b = (f.axis + 1) % 3, c = (f.axis + 2) % 3;
+  Real sum = 0;
+  for (int k = 0; k < 4; ++k) sum += solid_phi(f.index + (k & 1) * Vec3i::Unit(b) + (k >> 1) * Vec3i::Unit(c));
+  return sum / 4;
+}
+
+struct Assembly {
+  const grid::MacGrid& grid;
+  const Classifier& classify;
+  const grid::Array3<Real>& solid_phi;
+  const std::array<grid::Array3<Real>, 3>& dirichlet;  // closed faces' solid velocity [m/s]
+  const ViscositySystem& system;
+
+  // theta of the difference between p (free) and q (not), see the header.
+  Real theta(const FaceRef& p, const FaceRef& q, FaceKind kq) const {
+    if (kq == FaceKind::ghost) return 0.5;
+    if (kq == FaceKind::wall || solid_phi.count() == 0) return 1;
+    const Real phi_p = solid_phi_at_face(solid_phi, p), phi_q = solid_phi_at_face(solid_phi, q);
+    if (!(phi_p > 0 && phi_q <= 0)) return 1;
+    return std::clamp(phi_p / (phi_p - phi_q), VISCOUS_THETA_MIN, Real(1));
+  }
+
+  Real value(const FaceRef& f, FaceKind k) const { return k == FaceKind::closed ? dirichlet[f.axis](f.index) : 0; }
+
+  ResolvedSample resolve(const StressSample& s) const {
+    ResolvedSample r;
+    for (int d = 0; d < s.pairs; ++d) {
+      const FaceRef &hi = s.face[2 * d], &lo = s.face[2 * d + 1];
+      const FaceKind khi = classify.kind(hi), klo = classify.kind(lo);
+      const bool free_hi = khi == FaceKind::free, free_lo = klo == FaceKind::free;
+      Real scale = 1 / grid.dx;
+      if (free_hi && !free_lo) scale /= theta(hi, lo, klo);
+      if (free_lo && !free_hi) scale /= theta(lo, hi, khi);
+      const FaceRef* ends[2] = {&hi, &lo};
+      const FaceKind kinds[2] = {khi, klo};
+      for (int k = 0; k < 2; ++k) {
+        const Real c = k == 0 ? scale : -scale;
+        const FaceRef& f = *ends[k];
+        if (kinds[k] == FaceKind::free) {
+          r.unknown[2 * d + k] = system.unknown[f.axis](f.index);
+          r.coef[2 * d + k] = c;
+        } else {
+          r.known += c * value(f, kinds[k]);
+        }
+      }
+    }
+    return r;
+  }
+};
+
+// Marks the faces that become unknowns (see the header) and the closed faces
+// whose solid velocity the samples read.
+void mark_faces(const grid::MacGrid& grid, const LiquidFractions& fractions, const Classifier& classify,
+                Real viscosity, std::array<grid::Array3<char>, 3>& used, std::array<grid::Array3<char>, 3>& closed) {
+  for (int a = 0; a < 3; ++a) {
+    used[a].resize(grid.face_shape(a), 0);
+    closed[a].resize(grid.face_shape(a), 0);
+    parallel_for(0, used[a].count(), [&](Index n) {
+      const FaceRef f{a, used[a].coord(n)};
+      used[a][n] = classify.kind(f) == FaceKind::free && fractions.face(a, f.index) > 0;
+    });
+  }
+  for_each_sample(grid, fractions, viscosity, [&](const StressSample& s) {
+    for (int k = 0; k < 2 * s.pairs; ++k) {
+      const FaceRef& f = s.face[k];
+      const FaceKind kind = classify.kind(f);
+      if (kind == FaceKind::free) used[f.axis](f.index) = 1;
+      if (kind == FaceKind::closed) closed[f.axis](f.index) = 1;
+    }
+  });
+}
+
+// The solids' velocity component at the closed faces the samples read.
+std::array<grid::Array3<Real>, 3> closed_face_velocity(const grid::MacGrid& grid,
+                                                       const std::array<grid::Array3<char>, 3>& closed,
+                                                       const SolidVelocity& solid_velocity) {
+  std::array<grid::Array3<Real>, 3> out;
+  for (int a = 0; a < 3; ++a) {
+    out[a].resize(grid.face_shape(a), 0);
+    if (!solid_velocity) continue;
+    parallel_for(0, out[a].count(), [&](Index n) {
+      if (!closed[a][n]) return;
+      const Vec3i f = out[a].coord(n);
+      out[a][n] = solid_velocity(grid.face_center(a, f.x(), f.y(), f.z()))[a];
+    });
+  }
+  return out;
+}
+
+}  // namespace
+
+ViscositySystem assemble_viscosity(const grid::MacGrid& grid, const LiquidFractions& fractions,
+                                   const FaceFractions& open, const grid::Array3<Real>& solid_phi, Real viscosity,
+                                   Real density, Real dt, const SolidVelocity& solid_velocity,
+                                   const grid::MacVelocity& velocity) {
+  const Classifier classify{grid, open};
+  std::array<grid::Array3<char>, 3> used, closed;
+  mark_faces(grid, fractions, classify, viscosity, used, closed);
+  ViscositySystem sys;
+  for (int a = 0; a < 3; ++a) {
+    sys.unknown[a].resize(grid.face_shape(a), -1);
+    for (Index n = 0; n < used[a].count(); ++n)
+      if (used[a][n]) {
+        sys.unknown[a][n] = static_cast<int>(sys.faces.size());
+        sys.faces.emplace_back(a, used[a].coord(n));
+      }
+  }
+  const Index count = static_cast<Index>(sys.faces.size());
+  sys.rhs.resize(count);
+  std::vector<Eigen::Triplet<Real, int>> entries;
+  for (Index u = 0; u < count; ++u) {
+    const auto& [a, f] = sys.faces[u];
+    const Real w = std::max(fractions.face(a, f), MIN_FACE_WEIGHT);
+    entries.emplace_back(static_cast<int>(u), static_cast<int>(u), w);
+    sys.rhs[u] = w * velocity[a](f);
+  }
+  const std::array<grid::Array3<Real>, 3> dirichlet = closed_face_velocity(grid, closed, solid_velocity);
+  const Assembly assembly{grid, classify, solid_phi, dirichlet, sys};
+  const Real scale = dt / density;
+  for_each_sample(grid, fractions, viscosity, [&](const StressSample& s) {
+    const ResolvedSample r = assembly.resolve(s);
+    const Real k = scale * s.weight;
+    for (int i = 0; i < 4; ++i) {
+      if (r.unknown[i] < 0) continue;
+      sys.rhs[r.unknown[i]] -= k * r.coef[i] * r.known;
+      for (int j = 0; j < 4; ++j)
+        if (r.unknown[j] >= 0) entries.emplace_back(r.unknown[i], r.unknown[j], k * r.coef[i] * r.coef[j]);
+    }
+  });
+  sys.matrix.resize(count, count);
+  sys.matrix.setFromTriplets(entries.begin(), entries.end());
+  return sys;
+}
+
+linsolve::Report solve_viscosity(const ViscositySystem& system, const linsolve::PcgSettings& settings,
+                                 grid::MacVelocity& velocity) {
+  if (system.faces.empty()) return linsolve::nothing_to_solve();
+  linsolve::Vector x(static_cast<Index>(system.faces.size()));
+  for (std::size_t u = 0; u < system.faces.size(); ++u) x[u] = velocity[system.faces[u].first](system.faces[u].second);
+  linsolve::Report report = linsolve::solve_pcg(system.matrix, system.rhs, x, settings);
+  report.unknowns = static_cast<int>(x.size());
+  for (std::size_t u = 0; u < system.faces.size(); ++u) velocity[system.faces[u].first](system.faces[u].second) = x[u];
+  return report;
+}
+
+}  // namespace fsicut::fluid
