@@ -117,7 +117,7 @@ linsolve::Report apply_viscosity(Liquid& l, Real dt, const SolidVelocity& solid_
   if (!(l.viscosity > 0)) return linsolve::nothing_to_solve();
   const LiquidFractions fractions = liquid_fractions(l.grid, l.liquid_phi, l.solid_phi, l.open);
   const ViscositySystem system = assemble_viscosity(l.grid, fractions, l.fractions, l.solid_phi, l.viscosity,
-                                                    l.density, dt, solid_velocity, l.velocity);
+                                                    l.density, dt, solid_velocity, l.velocity, l.open);
   linsolve::PcgSettings settings;
   settings.tolerance = l.projection.tolerance;
   settings.max_iterations = l.projection.max_iterations;

@@ -8,8 +8,9 @@
 namespace fsicut::fluid {
 namespace {
 
-// What a face is to the viscous system (see the header).
-enum class FaceKind { free, wall, ghost, closed };
+// What a face is to the viscous system (see the header); `outside`: beyond an
+// open side, where no liquid reaches (its outermost cell layer is air).
+enum class FaceKind { free, wall, ghost, closed, outside };
 
 struct FaceRef {
   int axis = 0;
@@ -35,13 +36,17 @@ struct ResolvedSample {
 struct Classifier {
   const grid::MacGrid& grid;
   const FaceFractions& open;
+  const std::array<bool, 6>& open_sides;
 
   FaceKind kind(const FaceRef& f) const {
     const Vec3i shape = grid.face_shape(f.axis);
-    for (int b = 0; b < 3; ++b)
-      if (f.index[b] < 0 || f.index[b] >= shape[b]) return FaceKind::ghost;
+    for (int b = 0; b < 3; ++b) {
+      if (f.index[b] < 0) return open_sides[2 * b] ? FaceKind::outside : FaceKind::ghost;
+      if (f.index[b] >= shape[b]) return open_sides[2 * b + 1] ? FaceKind::outside : FaceKind::ghost;
+    }
     const int i = f.index[f.axis];
-    if (i == 0 || i == grid.resolution[f.axis]) return FaceKind::wall;
+    if ((i == 0 && !open_sides[2 * f.axis]) || (i == grid.resolution[f.axis] && !open_sides[2 * f.axis + 1]))
+      return FaceKind::wall;
     return open[f.axis](f.index) > 0 ? FaceKind::free : FaceKind::closed;
   }
 };
@@ -68,22 +73,32 @@ StressSample shear_sample(const Vec3i& e, int a, Real weight) {
   return s;
 }
 
-// Calls visit(sample) for every stress sample with liquid (weight > 0).
+// Calls visit(sample) for every stress sample with liquid (weight > 0) and
+// no face beyond an open side.
 template <class Visit>
-void for_each_sample(const grid::MacGrid& grid, const LiquidFractions& fractions, Real viscosity, Visit&& visit) {
+void for_each_sample(const Classifier& classify, const LiquidFractions& fractions, Real viscosity, Visit&& visit) {
+  const grid::MacGrid& grid = classify.grid;
+  const auto inside = [&](const StressSample& s) {
+    for (int k = 0; k < 2 * s.pairs; ++k)
+      if (classify.kind(s.face[k]) == FaceKind::outside) return false;
+    return true;
+  };
   const grid::Array3<char> cells(grid.cell_shape());
   for (Index n = 0; n < cells.count(); ++n) {
     const Vec3i c = cells.coord(n);
     const Real v = fractions.cell(c);
     if (v > 0)
-      for (int a = 0; a < 3; ++a) visit(diagonal_sample(c, a, 2 * viscosity * v));
+      for (int a = 0; a < 3; ++a) {
+        const StressSample s = diagonal_sample(c, a, 2 * viscosity * v);
+        if (inside(s)) visit(s);
+      }
   }
   for (int a = 0; a < 3; ++a) {
     const grid::Array3<char> edges(edge_shape(grid, a));
     for (Index n = 0; n < edges.count(); ++n) {
       const Vec3i e = edges.coord(n);
       const Real v = fractions.edge(a, e);
-      if (v > 0) visit(shear_sample(e, a, viscosity * v));
+      if (v > 0 && inside(shear_sample(e, a, v))) visit(shear_sample(e, a, viscosity * v));
     }
   }
 }
@@ -152,7 +167,7 @@ void mark_faces(const grid::MacGrid& grid, const LiquidFractions& fractions, con
       used[a][n] = classify.kind(f) == FaceKind::free && fractions.face(a, f.index) > 0;
     });
   }
-  for_each_sample(grid, fractions, viscosity, [&](const StressSample& s) {
+  for_each_sample(classify, fractions, viscosity, [&](const StressSample& s) {
     for (int k = 0; k < 2 * s.pairs; ++k) {
       const FaceRef& f = s.face[k];
       const FaceKind kind = classify.kind(f);
@@ -184,8 +199,8 @@ std::array<grid::Array3<Real>, 3> closed_face_velocity(const grid::MacGrid& grid
 ViscositySystem assemble_viscosity(const grid::MacGrid& grid, const LiquidFractions& fractions,
                                    const FaceFractions& open, const grid::Array3<Real>& solid_phi, Real viscosity,
                                    Real density, Real dt, const SolidVelocity& solid_velocity,
-                                   const grid::MacVelocity& velocity) {
-  const Classifier classify{grid, open};
+                                   const grid::MacVelocity& velocity, const std::array<bool, 6>& open_sides) {
+  const Classifier classify{grid, open, open_sides};
   std::array<grid::Array3<char>, 3> used, closed;
   mark_faces(grid, fractions, classify, viscosity, used, closed);
   ViscositySystem sys;
@@ -209,7 +224,7 @@ ViscositySystem assemble_viscosity(const grid::MacGrid& grid, const LiquidFracti
   const std::array<grid::Array3<Real>, 3> dirichlet = closed_face_velocity(grid, closed, solid_velocity);
   const Assembly assembly{grid, classify, solid_phi, dirichlet, sys};
   const Real scale = dt / density;
-  for_each_sample(grid, fractions, viscosity, [&](const StressSample& s) {
+  for_each_sample(classify, fractions, viscosity, [&](const StressSample& s) {
     const ResolvedSample r = assembly.resolve(s);
     const Real k = scale * s.weight;
     for (int i = 0; i < 4; ++i) {

@@ -81,11 +81,13 @@ struct ViscositySystem {
 // Assembles the system above. `fractions` liquid fractions; `open` the face
 // open fractions; `solid_phi` nodes [m] (empty: none); viscosity mu [Pa s];
 // density rho [kg/m^3]; dt [s]; `solid_velocity` the solids' velocity [m/s]
-// (empty: at rest); `velocity` u* [m/s].
+// (empty: at rest); `velocity` u* [m/s]; `open_sides` -x, +x, -y, +y, -z, +z:
+// the domain's open sides (fluid/flows.hpp), whose wall faces are free and
+// beyond which no sample reaches (their outermost cell layer is air).
 ViscositySystem assemble_viscosity(const grid::MacGrid& grid, const LiquidFractions& fractions,
                                    const FaceFractions& open, const grid::Array3<Real>& solid_phi, Real viscosity,
                                    Real density, Real dt, const SolidVelocity& solid_velocity,
-                                   const grid::MacVelocity& velocity);
+                                   const grid::MacVelocity& velocity, const std::array<bool, 6>& open_sides = {});
 
 // Solves `system` by PCG (settings.preconditioner: the liquid's stage uses
 // incomplete Cholesky; the multigrid V-cycle is built for one unknown per cell

@@ -20,18 +20,13 @@ Real distance_into_walls(const grid::MacGrid& grid, const std::array<bool, 6>& o
   return d;
 }
 
-// One pass of the (1, 2, 1) / 4 filter along `axis`, the ends reading their
-// own value for the missing neighbour (they lie a half cell outside the walls,
-// where H is 0 or the field is constant).
+// One pass of the (1, 1) / 2 filter along `axis`: out[q] = (in[q] + in[q + 1]) / 2,
+// one sample fewer along it.
 void filter_along(const grid::Array3<Real>& in, grid::Array3<Real>& out, int axis) {
-  out.resize(in.size());
-  const int n = in.size()[axis];
-  parallel_for(0, in.count(), [&](Index idx) {
-    const Vec3i m = in.coord(idx);
-    Vec3i lo = m, hi = m;
-    lo[axis] = std::max(m[axis] - 1, 0);
-    hi[axis] = std::min(m[axis] + 1, n - 1);
-    out[idx] = 0.25 * in(lo) + 0.5 * in[idx] + 0.25 * in(hi);
+  out.resize(in.size() - Vec3i::Unit(axis));
+  parallel_for(0, out.count(), [&](Index idx) {
+    const Vec3i q = out.coord(idx);
+    out[idx] = 0.5 * (in(q) + in(q + Vec3i::Unit(axis)));
   });
 }
 
@@ -42,10 +37,10 @@ Vec3i edge_shape(const grid::MacGrid& grid, int axis) { return grid.resolution +
 LiquidFractions liquid_fractions(const grid::MacGrid& grid, const grid::Array3<Real>& liquid_phi,
                                  const grid::Array3<Real>& solid_phi, const std::array<bool, 6>& open_sides) {
   const Real h = grid.dx / 2;
-  grid::Array3<Real> indicator(2 * grid.resolution + 3 * Vec3i::Ones(), 0);
+  grid::Array3<Real> indicator(2 * grid.resolution + 2 * Vec3i::Ones(), 0);
   parallel_for(0, indicator.count(), [&](Index idx) {
     const Vec3i m = indicator.coord(idx) - Vec3i::Ones();
-    const Vec3 x = grid.origin + h * m.cast<Real>();
+    const Vec3 x = grid.origin + h * (m.cast<Real>() + Vec3::Constant(0.5));
     const Real phi_liquid = grid::interpolate(grid, liquid_phi, grid::Sampling::cell, x);
     Real phi_open = distance_into_walls(grid, open_sides, x);
     if (solid_phi.count() > 0) phi_open = std::min(phi_open, grid::interpolate(grid, solid_phi, grid::Sampling::node, x));
@@ -54,10 +49,10 @@ LiquidFractions liquid_fractions(const grid::MacGrid& grid, const grid::Array3<R
     indicator[idx] = liquid * open;
   });
   LiquidFractions out;
-  grid::Array3<Real> pass;
-  filter_along(indicator, pass, 0);
-  filter_along(pass, indicator, 1);
-  filter_along(indicator, out.fine, 2);
+  grid::Array3<Real> once, twice;
+  filter_along(indicator, once, 0);
+  filter_along(once, twice, 1);
+  filter_along(twice, out.fine, 2);
   return out;
 }
 

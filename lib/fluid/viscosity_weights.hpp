@@ -5,26 +5,25 @@
 // the edges (the off-diagonal stresses tau_bc), each the fraction of its
 // volume that is liquid and not solid, in [0, 1].
 //
-// Estimated by super-sampling at half-cell spacing: the points
-// origin + dx m / 2 (m integer, -1 <= m <= 2n + 1 per axis) are exactly the
-// grid's nodes, edge, face and cell centres, and one ring outside the walls.
-// Each point gets a smoothed indicator H = L S, with
+// Estimated by super-sampling at half-cell spacing, the points
+// origin + dx (m / 2 + 1/4) (m integer, -1 <= m <= 2n per axis), each standing
+// for the half-cell cube around it. Each point gets a smoothed indicator H = L S,
 //   L = clamp(1/2 - phi_liquid / h, 0, 1)  (phi_liquid trilinear from the cell centres)
 //   S = clamp(1/2 + phi_open / h, 0, 1)    (phi_open = min(solid SDF trilinear from the
-//                                           nodes, distance to the closed domain walls))
-// h = dx / 2, a ramp one sample wide so that a surface between two samples
-// shares them by its position. A control volume spans its centre +- dx/2, the
-// centre and its 26 neighbours at half-cell spacing: its fraction is their
-// trapezoid-rule mean, weights (1/4, 1/2, 1/4) per axis, which is one
-// separable (1, 2, 1) / 4 filter of the H lattice read at the centre.
-// A flat surface through a control volume gets its fraction to within the
-// ramp's rounding (tests/fluid/test_viscosity.cpp).
+//                                           nodes, distance into the closed domain walls))
+// h = dx / 2: for a flat surface H is the point's half-cell cube's share exactly.
+// A control volume (its centre +- dx/2) holds 2 x 2 x 2 of these cubes; its
+// fraction is their mean, one separable (1, 1) / 2 filter of the H lattice
+// read at the centre. Why this lattice and not the one through the centres:
+// the domain walls lie on node planes, which are its cubes' faces, so a wall
+// splits no cube (a trapezoid rule on the lattice through the walls gave the
+// first cell layer 7/8 of its volume).
 //
-// Layout: `fine` holds the filtered lattice, index m + 1 per axis (size
-// 2n + 3). Edges of axis a are indexed like nodes on the two other axes and
-// like cells on a: edge (i, j, k) of axis a joins nodes (i, j, k) and
-// (i, j, k) + e_a, centre origin + dx ((i, j, k) + e_a / 2); the shape is
-// resolution + (1, 1, 1) - e_a.
+// Layout: `fine` holds the filtered lattice at the points origin + dx p / 2,
+// p = 0 .. 2n per axis (the grid's nodes, edge, face and cell centres). Edges
+// of axis a are indexed like nodes on the two other axes and like cells on a:
+// edge (i, j, k) of axis a joins nodes (i, j, k) and (i, j, k) + e_a, centre
+// origin + dx ((i, j, k) + e_a / 2); the shape is resolution + (1, 1, 1) - e_a.
 #include <array>
 
 #include "lib/grid/mac_grid.hpp"
@@ -39,7 +38,7 @@ struct LiquidFractions {
   Real edge(int axis, const Vec3i& e) const { return at(2 * e + Vec3i::Unit(axis)); }
 
  private:
-  Real at(const Vec3i& m) const { return fine(m + Vec3i::Ones()); }
+  Real at(const Vec3i& p) const { return fine(p); }
 };
 
 // The shape of the edges of `axis`: resolution + (1, 1, 1) - e_axis.
