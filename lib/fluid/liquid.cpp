@@ -125,6 +125,20 @@ linsolve::Report apply_viscosity(Liquid& l, Real dt, const SolidVelocity& solid_
   return solve_viscosity(system, settings, l.velocity);
 }
 
+linsolve::Report reproject(Liquid& l, Real dt, const grid::MacVelocity* wall) {
+  const grid::Array3<Real> first = l.pressure;
+  const std::vector<Real> first_regions = l.region_pressure;
+  // The correction starts from zero: the first pressure as a warm start
+  // would be the whole answer off.
+  l.pressure.fill(0);
+  std::fill(l.region_pressure.begin(), l.region_pressure.end(), Real(0));
+  const linsolve::Report report = project(l, dt, wall);
+  for (Index n = 0; n < l.pressure.count(); ++n) l.pressure[n] += first[n];
+  for (std::size_t n = 0; n < std::min(first_regions.size(), l.region_pressure.size()); ++n)
+    l.region_pressure[n] += first_regions[n];
+  return report;
+}
+
 void extrapolate_and_constrain(Liquid& l, const SolidVelocity& solid_velocity) {
   release_nearly_closed(l.fractions, l.valid);
   release_nearly_closed(l.fractions, NEARLY_CLOSED_FRACTION, l.pieces);

@@ -124,6 +124,11 @@ linsolve::Report project(Liquid& liquid, Real dt, const grid::MacVelocity* wall 
 // to (zero: at rest). Does nothing (and reports nothing to solve) when
 // viscosity is 0.
 linsolve::Report apply_viscosity(Liquid& liquid, Real dt, const SolidVelocity& solid_velocity = {});
+// The projection again after the viscous step, for the divergence it left
+// (sim/cutcell/step.cpp says when and why): the correction solved from zero
+// and added to `pressure` (and the regions'), so that the pressure stays the
+// whole substep's, as the loads read it. `wall` as for project().
+linsolve::Report reproject(Liquid& liquid, Real dt, const grid::MacVelocity* wall = nullptr);
 // Stage 6. `solid_velocity` (optional) is the velocity [m/s] of the solid
 // surface nearest to a point inside a solid (zero for static obstacles); the
 // constraint then keeps the fluid's normal velocity equal to the solid's there.

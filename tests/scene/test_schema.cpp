@@ -82,7 +82,8 @@ TEST_CASE("schema.json lists the keys and defaults the loader uses") {
   REQUIRE(!resolved["fluid"].contains("kind"));
   REQUIRE(s.fluid.kind == scene::Fluid::Kind::liquid);
   resolved["fluid"]["kind"] = "liquid";
-  check_object("fluid", props["fluid"]["properties"], resolved["fluid"], {"smoke", "sources", "drains"});
+  // fluid/viscosity is echoed only when above 0 (checkpoint fingerprints of the inviscid scenes).
+  check_object("fluid", props["fluid"]["properties"], resolved["fluid"], {"smoke", "sources", "drains", "viscosity"});
   check_object("coupling", props["coupling"]["properties"], resolved["coupling"], {"eulerian"});
   // The resolved output folder is absolute; the schema's default is the relative one.
   resolved["output"]["directory"] = "out";
