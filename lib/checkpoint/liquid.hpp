@@ -11,8 +11,8 @@
 //   fluid::Liquid  particles, velocity, pressure, liquid_phi, static_phi,
 //                  solid_phi, fractions, valid: stored. particle_radius,
 //                  particle_volume: stored (and restored). grid, density,
-//                  gravity, solid, projection, extrapolation_layers, open:
-//                  built from the scene. wall_inflow: not stored, set by the
+//                  viscosity, gravity, solid, projection, extrapolation_layers,
+//                  open: built from the scene. wall_inflow: not stored, set by the
 //                  sources' stage of every substep before its projection
 //                  reads it (sim/cutcell/flows.hpp). scratch: not stored, a workspace every
 //                  stage overwrites before reading (fluid/velocity.cpp
