@@ -73,34 +73,35 @@ StressSample shear_sample(const Vec3i& e, int a, Real weight) {
   return s;
 }
 
-// Calls visit(sample) for every stress sample with liquid (weight > 0) and
-// no face beyond an open side.
-template <class Visit>
-void for_each_sample(const Classifier& classify, const LiquidFractions& fractions, Real viscosity, Visit&& visit) {
+bool contains(const Vec3i& shape, const Vec3i& i) {
+  return (i.array() >= 0).all() && (i.array() < shape.array()).all();
+}
+
+// The stress samples with liquid (weight > 0) that touch face f, none
+// reaching beyond an open side: the diagonal ones of the cells on its two
+// sides and the shear ones of the four edges along it (face (a, f) is in the
+// sample of edge f and of edge f + e_b of the axis other than a and b).
+// Returns how many, written to `out`.
+int samples_of(const Classifier& classify, const LiquidFractions& fractions, Real viscosity, const FaceRef& f,
+               std::array<StressSample, 6>& out) {
   const grid::MacGrid& grid = classify.grid;
-  const auto inside = [&](const StressSample& s) {
+  int n = 0;
+  const auto keep = [&](const StressSample& s) {
+    if (!(s.weight > 0)) return;
     for (int k = 0; k < 2 * s.pairs; ++k)
-      if (classify.kind(s.face[k]) == FaceKind::outside) return false;
-    return true;
+      if (classify.kind(s.face[k]) == FaceKind::outside) return;
+    out[n++] = s;
   };
-  const grid::Array3<char> cells(grid.cell_shape());
-  for (Index n = 0; n < cells.count(); ++n) {
-    const Vec3i c = cells.coord(n);
-    const Real v = fractions.cell(c);
-    if (v > 0)
-      for (int a = 0; a < 3; ++a) {
-        const StressSample s = diagonal_sample(c, a, 2 * viscosity * v);
-        if (inside(s)) visit(s);
-      }
+  const int a = f.axis;
+  for (const Vec3i& c : {Vec3i(f.index - Vec3i::Unit(a)), f.index})
+    if (contains(grid.cell_shape(), c)) keep(diagonal_sample(c, a, 2 * viscosity * fractions.cell(c)));
+  for (const int b : {(a + 1) % 3, (a + 2) % 3}) {
+    const int edge_axis = 3 - a - b;
+    for (const Vec3i& e : {f.index, Vec3i(f.index + Vec3i::Unit(b))})
+      if (contains(edge_shape(grid, edge_axis), e))
+        keep(shear_sample(e, edge_axis, viscosity * fractions.edge(edge_axis, e)));
   }
-  for (int a = 0; a < 3; ++a) {
-    const grid::Array3<char> edges(edge_shape(grid, a));
-    for (Index n = 0; n < edges.count(); ++n) {
-      const Vec3i e = edges.coord(n);
-      const Real v = fractions.edge(a, e);
-      if (v > 0 && inside(shear_sample(e, a, v))) visit(shear_sample(e, a, viscosity * v));
-    }
-  }
+  return n;
 }
 
 // The solid SDF [m] at a face centre: the mean of the face's four nodes.
@@ -164,18 +165,23 @@ void mark_faces(const grid::MacGrid& grid, const LiquidFractions& fractions, con
     closed[a].resize(grid.face_shape(a), 0);
     parallel_for(0, used[a].count(), [&](Index n) {
       const FaceRef f{a, used[a].coord(n)};
-      used[a][n] = classify.kind(f) == FaceKind::free && fractions.face(a, f.index) > 0;
+      const FaceKind kind = classify.kind(f);
+      if (kind != FaceKind::free && kind != FaceKind::closed) return;
+      std::array<StressSample, 6> samples;
+      const bool stressed = samples_of(classify, fractions, viscosity, f, samples) > 0;
+      used[a][n] = kind == FaceKind::free && (stressed || fractions.face(a, f.index) > 0);
+      closed[a][n] = kind == FaceKind::closed && stressed;
     });
   }
-  for_each_sample(classify, fractions, viscosity, [&](const StressSample& s) {
-    for (int k = 0; k < 2 * s.pairs; ++k) {
-      const FaceRef& f = s.face[k];
-      const FaceKind kind = classify.kind(f);
-      if (kind == FaceKind::free) used[f.axis](f.index) = 1;
-      if (kind == FaceKind::closed) closed[f.axis](f.index) = 1;
-    }
-  });
 }
+
+// Row u of the system: its entries (column, value), merged and sorted by
+// column, and its right-hand side.
+struct Row {
+  std::array<std::pair<int, Real>, 25> entries;
+  int size = 0;
+  Real rhs = 0;
+};
 
 // The solids' velocity component at the closed faces the samples read.
 std::array<grid::Array3<Real>, 3> closed_face_velocity(const grid::MacGrid& grid,
@@ -213,29 +219,55 @@ ViscositySystem assemble_viscosity(const grid::MacGrid& grid, const LiquidFracti
       }
   }
   const Index count = static_cast<Index>(sys.faces.size());
-  sys.rhs.resize(count);
-  std::vector<Eigen::Triplet<Real, int>> entries;
-  for (Index u = 0; u < count; ++u) {
-    const auto& [a, f] = sys.faces[u];
-    const Real w = std::max(fractions.face(a, f), MIN_FACE_WEIGHT);
-    entries.emplace_back(static_cast<int>(u), static_cast<int>(u), w);
-    sys.rhs[u] = w * velocity[a](f);
-  }
   const std::array<grid::Array3<Real>, 3> dirichlet = closed_face_velocity(grid, closed, solid_velocity);
   const Assembly assembly{grid, classify, solid_phi, dirichlet, sys};
   const Real scale = dt / density;
-  for_each_sample(classify, fractions, viscosity, [&](const StressSample& s) {
-    const ResolvedSample r = assembly.resolve(s);
-    const Real k = scale * s.weight;
-    for (int i = 0; i < 4; ++i) {
-      if (r.unknown[i] < 0) continue;
-      sys.rhs[r.unknown[i]] -= k * r.coef[i] * r.known;
+  const auto row = [&](Index u) {
+    const auto& [a, f] = sys.faces[static_cast<std::size_t>(u)];
+    Row r;
+    const Real w = std::max(fractions.face(a, f), MIN_FACE_WEIGHT);
+    r.entries[r.size++] = {static_cast<int>(u), w};
+    r.rhs = w * velocity[a](f);
+    std::array<StressSample, 6> samples;
+    const int n = samples_of(classify, fractions, viscosity, {a, f}, samples);
+    for (int s = 0; s < n; ++s) {
+      const ResolvedSample rs = assembly.resolve(samples[s]);
+      const Real k = scale * samples[s].weight;
+      const int i = static_cast<int>(std::find(rs.unknown.begin(), rs.unknown.end(), u) - rs.unknown.begin());
+      r.rhs -= k * rs.coef[i] * rs.known;
       for (int j = 0; j < 4; ++j)
-        if (r.unknown[j] >= 0) entries.emplace_back(r.unknown[i], r.unknown[j], k * r.coef[i] * r.coef[j]);
+        if (rs.unknown[j] >= 0) r.entries[r.size++] = {rs.unknown[j], k * rs.coef[i] * rs.coef[j]};
     }
-  });
+    std::sort(r.entries.begin(), r.entries.begin() + r.size,
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    int merged = 0;
+    for (int e = 0; e < r.size; ++e)
+      if (merged > 0 && r.entries[merged - 1].first == r.entries[e].first) {
+        r.entries[merged - 1].second += r.entries[e].second;
+      } else {
+        r.entries[merged++] = r.entries[e];
+      }
+    r.size = merged;
+    return r;
+  };
+  // Two passes over the rows, in parallel: their lengths, then their entries
+  // into the compressed row storage (each row summed in one fixed order, so
+  // the matrix does not depend on the thread count).
+  std::vector<int> start(static_cast<std::size_t>(count) + 1, 0);
+  parallel_for(0, count, [&](Index u) { start[static_cast<std::size_t>(u) + 1] = row(u).size; });
+  for (Index u = 0; u < count; ++u) start[static_cast<std::size_t>(u) + 1] += start[static_cast<std::size_t>(u)];
   sys.matrix.resize(count, count);
-  sys.matrix.setFromTriplets(entries.begin(), entries.end());
+  sys.matrix.resizeNonZeros(start.back());
+  std::copy(start.begin(), start.end(), sys.matrix.outerIndexPtr());
+  sys.rhs.resize(count);
+  parallel_for(0, count, [&](Index u) {
+    const Row r = row(u);
+    for (int e = 0; e < r.size; ++e) {
+      sys.matrix.innerIndexPtr()[start[static_cast<std::size_t>(u)] + e] = r.entries[e].first;
+      sys.matrix.valuePtr()[start[static_cast<std::size_t>(u)] + e] = r.entries[e].second;
+    }
+    sys.rhs[u] = r.rhs;
+  });
   return sys;
 }
 
