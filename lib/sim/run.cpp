@@ -124,24 +124,26 @@ class FrameLoop {
     // end it waits for the frame's outputs.
     AdvanceHooks hooks;
     hooks.observe = control_.observe;
+    rollback_.reset();
     hooks.before_substep = [&](const Simulator&, const FrameStats& tally) {
       substep_started_ = Clock::now();
-      // The first substep is always abandonable: nothing has been measured,
-      // and the estimate (sim/cost.hpp) can be off by 10x (an Eulerian
-      // first substep with many solver iterations).
+      if (!control_.stop) return;
+      // The first substep is always long: nothing has been measured, and the
+      // estimate (sim/cost.hpp) can be off by 10x (an Eulerian first substep
+      // with many solver iterations).
       const bool measured = last_substep_seconds_ > 0;
-      if (!control_.stop ||
-          (measured && std::max(last_substep_seconds_, estimated_substep_seconds_) <= control_.abandonable_seconds))
-        return;
-      FrameStats partial = tally;
-      for (const auto& [stage, seconds] : times.seconds()) partial.seconds[stage] = seconds;
-      const bool inside = tally.substeps > 0;
-      rollback_ = take_checkpoint(state_, RunProgress{{}, {}, inside, inside ? partial : FrameStats{}});
-      cancel_.emplace(control_.stop);
+      const bool long_one =
+          !measured || std::max(last_substep_seconds_, estimated_substep_seconds_) > control_.abandonable_seconds;
+      if (long_one || !rollback_) {
+        FrameStats partial = tally;
+        for (const auto& [stage, seconds] : times.seconds()) partial.seconds[stage] = seconds;
+        const bool inside = tally.substeps > 0;
+        rollback_ = take_checkpoint(state_, RunProgress{{}, {}, inside, inside ? partial : FrameStats{}});
+      }
+      cancel_.emplace(control_.stop, long_one ? 0.0 : control_.stop_grace_seconds);
     };
     hooks.after_substep = [&](const Simulator&, const StepReport&) {
       cancel_.reset();
-      rollback_.reset();
       last_substep_seconds_ = std::chrono::duration<double>(Clock::now() - substep_started_).count();
       report_written();
       if (stopped() && end - state_.time > FRAME_END_SLACK / state_.scene.time.fps) {
@@ -285,8 +287,9 @@ class FrameLoop {
   std::optional<Real> initial_volume_;
   std::optional<Real> previous_volume_;  // the last frame's liquid volume [m^3]
   std::optional<FrameReport> unreported_;
-  // The substep under way (RunControl::abandonable_seconds): the checkpoint of its start
-  // while it can be abandoned, and the cancellation armed meanwhile.
+  // What a stop inside a substep rolls back to (RunControl::abandonable_seconds):
+  // the checkpoint of the last long substep's start, or of the frame's start,
+  // held until the frame ends; and the cancellation armed during each substep.
   const double estimated_substep_seconds_ = state_.estimate_substep().seconds;
   double last_substep_seconds_ = 0;
   Clock::time_point substep_started_;
