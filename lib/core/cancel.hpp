@@ -15,6 +15,7 @@
 // the request was first seen (a short substep is finished, its work kept). A poll costs one relaxed atomic load: cheap enough for every
 // iteration. Call both only from the thread that armed it, outside OpenMP
 // parallel regions (an exception must not leave one).
+#include <atomic>
 #include <csignal>
 #include <functional>
 
@@ -57,6 +58,28 @@ void run_abandonable(const char* name, std::function<void()> job);
 // end by std::_Exit after flushing its output (app/main.cpp): exit()'s static
 // destructors would run beside it.
 int abandoned_jobs();
+
+// Asks a job on another thread (the frame writer, sim/run.cpp) to give up:
+// the job calls check() at its cancellation points, which throws Abandoned
+// once request() was called. The requester waits for the job to end, then
+// reset()s it for the next.
+class Abandoned : public Error {
+ public:
+  Abandoned() : Error(ExitCode::temp_fail, "abandoned on a stop request") {}
+};
+
+class AbandonRequest {
+ public:
+  void request() { flag_.store(true, std::memory_order_relaxed); }
+  void reset() { flag_.store(false, std::memory_order_relaxed); }
+  bool requested() const { return flag_.load(std::memory_order_relaxed); }
+  void check() const {
+    if (requested()) throw Abandoned();
+  }
+
+ private:
+  std::atomic<bool> flag_{false};
+};
 
 // Arms poll_cancel with `flag` (nullptr: stays disarmed) for its lifetime;
 // a stop request cancels once it has been seen for `grace_seconds` [s] (0: at

@@ -25,9 +25,13 @@
 // Stopping and resuming: when RunControl::stop becomes non-zero (a signal
 // handler sets it), the run abandons a long substep (RunControl::abandonable_seconds)
 // or finishes a short one (abandoning it after RunControl::stop_grace_seconds),
-// waits for the frame being written, writes a
-// checkpoint of that state (mid-frame if need be: the state is consistent
-// after every substep) and throws Error(temp_fail = 75). A resumed run
+// writes a checkpoint of that state (mid-frame if need be: the state is
+// consistent after every substep) and throws Error(temp_fail = 75). A frame
+// still being written then is not waited for: its writing is given up and
+// the checkpoint is the state at that frame's end (the state now, or the one
+// kept at the next frame's start), marked so that the resumed run writes that
+// frame first (RunProgress::pending); so a stop never waits for a heavy
+// output, at the price of the substeps since that frame's end. A resumed run
 // (RunControl::resumed, from resume_checkpoint in snapshot.hpp) continues from the restored
 // state exactly as the uninterrupted run would have: same substeps, same
 // output bytes. Every run first deletes the temporaries a killed run left in
@@ -35,6 +39,7 @@
 #include <csignal>
 #include <functional>
 
+#include "lib/core/cancel.hpp"
 #include "lib/sim/advance.hpp"
 #include "lib/sim/simulator.hpp"
 #include "lib/sim/snapshot.hpp"
@@ -84,6 +89,9 @@ struct RunControl {
   double stop_grace_seconds = 2;
   // Sees each substep's coupled system before it is solved (tests).
   SystemObserver observe;
+  // Called on the writer's thread as a frame's files begin, with the frame
+  // and the request that gives them up on a stop (tests).
+  std::function<void(int, const AbandonRequest&)> writing;
   // Inverted tetrahedra (det F <= 0) stop the run with a SimulationError
   // (exit 70) instead of a warning (fsicut: --strict or the scene's /strict).
   bool strict = false;
