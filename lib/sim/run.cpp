@@ -46,6 +46,10 @@ constexpr const char* OTHER = "other";
 // A frame is done when less than this fraction of a frame remains (as in
 // advance_to): a stop request after its last substep waits for its outputs.
 constexpr Real FRAME_END_SLACK = 1e-12;
+// How long a stop waits for the frame being written before it gives it up
+// [s]: a light frame is finished (nothing is simulated again), a heavy one
+// does not hold the stop.
+constexpr double WRITER_GRACE_SECONDS = 1;
 
 FrameStats empty_stats(const Simulator& sim) {
   FrameStats st;
@@ -292,15 +296,16 @@ class FrameLoop {
     return write_checkpoint(dir_, back, state_.scene.output.checkpoint_keep);
   }
 
-  // On a stop: the frame being written is given up at its writer's next
-  // check (io/vdb.hpp) instead of waited for, when a checkpoint at that
+  // On a stop: the frame being written, if it is not done within
+  // WRITER_GRACE_SECONDS, is given up at its writer's next check
+  // (io/vdb.hpp) instead of waited for, when a checkpoint at that
   // frame's end can say so (RunProgress::pending): the state now, if it is
   // that frame's end (`mid_frame` false), else the one kept at the start of
   // the frame stepping beside it. Returns that checkpoint, written; nothing
   // when no frame is being written, when there is no such state, or when the
   // writer finished first (the caller then writes its usual checkpoint).
   std::optional<Saved> give_up_writing(bool mid_frame) {
-    if (writer_.idle() || !in_flight_) return std::nullopt;
+    if (writer_.wait_for(WRITER_GRACE_SECONDS) || !in_flight_) return std::nullopt;
     std::optional<Checkpoint> at_end;
     if (!mid_frame && state_.frame == in_flight_->frame) at_end = take_checkpoint(state_, RunProgress{});
     else if (frame_start_ && frame_start_->frame == in_flight_->frame && !frame_start_->progress.mid_frame)

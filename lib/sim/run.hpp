@@ -27,7 +27,7 @@
 // or finishes a short one (abandoning it after RunControl::stop_grace_seconds),
 // writes a checkpoint of that state (mid-frame if need be: the state is
 // consistent after every substep) and throws Error(temp_fail = 75). A frame
-// still being written then is not waited for: its writing is given up and
+// still being written 1 s later is not waited for: its writing is given up and
 // the checkpoint is the state at that frame's end (the state now, or the one
 // kept at the next frame's start), marked so that the resumed run writes that
 // frame first (RunProgress::pending); so a stop never waits for a heavy
