@@ -22,7 +22,7 @@ constexpr std::size_t HEADER_SIZE = HASH_OFFSET + 8;
 const char* const SECTION_ORDER[] = {SECTION_CLOCK,    SECTION_STATS,    SECTION_SOLIDS, SECTION_LIQUID,
                                      SECTION_REDUCED,  SECTION_SURFACES, SECTION_MEASURES,
                                      SECTION_PIECES,   SECTION_EULERIAN, SECTION_FLOWS,
-                                     SECTION_PARTICLE_STEPS};
+                                     SECTION_PARTICLE_STEPS, SECTION_PENDING_FRAME};
 
 std::size_t rank(const std::string& tag) {
   const auto* end = std::end(SECTION_ORDER);

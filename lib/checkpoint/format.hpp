@@ -100,6 +100,7 @@ inline constexpr char SECTION_EULERIAN[] = "EULR";
 inline constexpr char SECTION_PIECES[] = "PIEC";
 inline constexpr char SECTION_FLOWS[] = "FLOW";
 inline constexpr char SECTION_PARTICLE_STEPS[] = "PSUB";
+inline constexpr char SECTION_PENDING_FRAME[] = "PEND";
 
 // The checkpoint of `snapshot` as bytes: META (the scene hash computed from
 // snapshot.scene), then its sections in the order listed above (a tag not

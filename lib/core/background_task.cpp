@@ -61,6 +61,11 @@ void BackgroundTask::finish() noexcept {
   error_ = nullptr;
 }
 
+bool BackgroundTask::wait_for(double seconds) const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  return changed_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return !job_; });
+}
+
 bool BackgroundTask::idle() const {
   const std::lock_guard<std::mutex> lock(mutex_);
   return !job_;

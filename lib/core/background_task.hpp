@@ -35,12 +35,15 @@ class BackgroundTask {
   void finish() noexcept;
   // Whether no job is in flight (without waiting).
   bool idle() const;
+  // Waits at most `seconds` for the job in flight; whether none is in flight
+  // then. Never throws (wait() rethrows the job's exception).
+  bool wait_for(double seconds) const;
 
  private:
   void loop();
 
   mutable std::mutex mutex_;
-  std::condition_variable changed_;
+  mutable std::condition_variable changed_;
   std::function<void()> job_;  // the job in flight, empty when idle
   std::exception_ptr error_;   // the last job's exception, until rethrown
   bool quit_ = false;

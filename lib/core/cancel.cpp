@@ -16,6 +16,26 @@ namespace fsicut {
 namespace {
 
 std::atomic<const volatile std::sig_atomic_t*> armed{nullptr};
+std::atomic<double> grace{0};        // CancelScope's grace period [s]
+std::atomic<double> seen_at{-1};     // when a poll first saw the flag set (steady clock [s]); -1: not yet
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The armed flag is set and its grace period is over.
+bool cancel_due() {
+  const volatile std::sig_atomic_t* flag = armed.load(std::memory_order_relaxed);
+  if (!flag || *flag == 0) return false;
+  const double wait = grace.load(std::memory_order_relaxed);
+  if (wait <= 0) return true;
+  double first = seen_at.load(std::memory_order_relaxed);
+  if (first < 0) {
+    first = now();
+    seen_at.store(first, std::memory_order_relaxed);
+  }
+  return now() - first >= wait;
+}
 std::atomic<int> abandoned_running{0};  // jobs abandoned and not yet finished
 
 // What a job's thread and its caller share: owned by both, so either may go first.
@@ -30,8 +50,7 @@ struct JobState {
 }  // namespace
 
 void poll_cancel() {
-  const volatile std::sig_atomic_t* flag = armed.load(std::memory_order_relaxed);
-  if (flag && *flag != 0) throw Cancelled();
+  if (cancel_due()) throw Cancelled();
 }
 
 bool abandonable() { return armed.load(std::memory_order_relaxed) != nullptr; }
@@ -64,8 +83,7 @@ void run_abandonable(const char* name, std::function<void()> job) {
   while (!state->done) {
     state->finished.wait_for(lock, std::chrono::duration<double>(ABANDON_POLL_SECONDS));
     if (state->done) break;
-    const volatile std::sig_atomic_t* flag = armed.load(std::memory_order_relaxed);
-    if (flag && *flag != 0) {
+    if (cancel_due()) {
       state->abandoned = true;
       abandoned_running.fetch_add(1);
       lock.unlock();
@@ -80,7 +98,11 @@ void run_abandonable(const char* name, std::function<void()> job) {
 
 int abandoned_jobs() { return abandoned_running.load(); }
 
-CancelScope::CancelScope(const volatile std::sig_atomic_t* flag) { armed.store(flag, std::memory_order_relaxed); }
+CancelScope::CancelScope(const volatile std::sig_atomic_t* flag, double grace_seconds) {
+  grace.store(grace_seconds, std::memory_order_relaxed);
+  seen_at.store(-1, std::memory_order_relaxed);
+  armed.store(flag, std::memory_order_relaxed);
+}
 
 CancelScope::~CancelScope() { armed.store(nullptr, std::memory_order_relaxed); }
 

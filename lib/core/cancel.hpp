@@ -7,12 +7,15 @@
 // factorization, a product of large sparse matrices), by abandoning it
 // (run_abandonable).
 //
-// The frame loop arms it (CancelScope) only around a substep it can roll back
-// (sim/run.cpp keeps a checkpoint of the state at the substep's start);
-// elsewhere poll_cancel() does nothing and run_abandonable runs its job in
-// place. A poll costs one relaxed atomic load: cheap enough for every
+// The frame loop arms it (CancelScope) around every substep, which it can roll
+// back (sim/run.cpp keeps a checkpoint of the state at the substep's or the
+// frame's start); elsewhere poll_cancel() does nothing and run_abandonable
+// runs its job in place. A scope may give the stop request a grace period:
+// the substep under way is abandoned only if it has not ended that long after
+// the request was first seen (a short substep is finished, its work kept). A poll costs one relaxed atomic load: cheap enough for every
 // iteration. Call both only from the thread that armed it, outside OpenMP
 // parallel regions (an exception must not leave one).
+#include <atomic>
 #include <csignal>
 #include <functional>
 
@@ -27,7 +30,8 @@ class Cancelled : public Error {
   Cancelled() : Error(ExitCode::temp_fail, "cancelled by a stop request") {}
 };
 
-// Throws Cancelled when a CancelScope is active and its flag is non-zero.
+// Throws Cancelled when a CancelScope is active, its flag is non-zero, and
+// the flag has been non-zero for at least the scope's grace period.
 void poll_cancel();
 
 // True while a CancelScope is armed: run_abandonable then runs its job on a
@@ -55,11 +59,34 @@ void run_abandonable(const char* name, std::function<void()> job);
 // destructors would run beside it.
 int abandoned_jobs();
 
-// Arms poll_cancel with `flag` (nullptr: stays disarmed) for its lifetime.
-// Scopes do not nest: the inner one disarms on exit.
+// Asks a job on another thread (the frame writer, sim/run.cpp) to give up:
+// the job calls check() at its cancellation points, which throws Abandoned
+// once request() was called. The requester waits for the job to end, then
+// reset()s it for the next.
+class Abandoned : public Error {
+ public:
+  Abandoned() : Error(ExitCode::temp_fail, "abandoned on a stop request") {}
+};
+
+class AbandonRequest {
+ public:
+  void request() { flag_.store(true, std::memory_order_relaxed); }
+  void reset() { flag_.store(false, std::memory_order_relaxed); }
+  bool requested() const { return flag_.load(std::memory_order_relaxed); }
+  void check() const {
+    if (requested()) throw Abandoned();
+  }
+
+ private:
+  std::atomic<bool> flag_{false};
+};
+
+// Arms poll_cancel with `flag` (nullptr: stays disarmed) for its lifetime;
+// a stop request cancels once it has been seen for `grace_seconds` [s] (0: at
+// once). Scopes do not nest: the inner one disarms on exit.
 class CancelScope {
  public:
-  explicit CancelScope(const volatile std::sig_atomic_t* flag);
+  explicit CancelScope(const volatile std::sig_atomic_t* flag, double grace_seconds = 0);
   ~CancelScope();
   CancelScope(const CancelScope&) = delete;
   CancelScope& operator=(const CancelScope&) = delete;

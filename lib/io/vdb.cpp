@@ -52,6 +52,18 @@ void initialize_openvdb() {
   std::call_once(once, [] { openvdb::initialize(); });
 }
 
+// OpenVDB's interrupter interface over an AbandonRequest: its long loops
+// stop early once the request is made, and now() then throws Abandoned.
+struct AbandonCheck {
+  const AbandonRequest* request = nullptr;
+  void start(const char* = nullptr) {}
+  void end() {}
+  bool wasInterrupted(int = -1) const { return request && request->requested(); }
+  void now() const {
+    if (request) request->check();
+  }
+};
+
 // The particle list interface ParticlesToLevelSet expects, over the columns
 // `which` of a 3 x n matrix.
 class ParticleList {
@@ -222,7 +234,7 @@ openvdb::points::PointDataGrid::Ptr particle_grid(const Points& particles, const
 
 FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& particles,
                             Real particle_radius, Real voxel_size, const VdbMetadata& meta,
-                            const VelocityField& velocity, bool with_particles) {
+                            const VelocityField& velocity, bool with_particles, const AbandonRequest* abandon) {
   if (!(voxel_size > 0) || !std::isfinite(voxel_size))
     throw SimulationError("writing " + path.string() + ": voxel size " +
                           std::to_string(voxel_size) + " is not a positive length");
@@ -237,6 +249,7 @@ FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& par
                             " has a non-finite position");
 
   initialize_openvdb();
+  AbandonCheck check{abandon};
   openvdb::FloatGrid::Ptr grid;
   if (particles.cols() == 0) {
     grid = openvdb::createLevelSet<openvdb::FloatGrid>(voxel_size, VDB_HALF_WIDTH);
@@ -248,7 +261,8 @@ FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& par
     const levelset::ParticleInterior interior(particles, particle_radius / levelset::PARTICLE_RADIUS_CELLS);
     const std::vector<Index> surface = interior.surface_particles(particles, particle_radius);
     ParticleList list(particles, surface);
-    openvdb::tools::ParticlesToLevelSet<openvdb::FloatGrid> raster(*raw);
+    check.now();
+    openvdb::tools::ParticlesToLevelSet<openvdb::FloatGrid, void, AbandonCheck> raster(*raw, &check);
     // Our spheres are a physical choice, not a rendering one: keep them however
     // small (OpenVDB's default minimum of 1.5 voxels would silently drop every
     // particle when voxel = cell size) and however large.
@@ -256,6 +270,7 @@ FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& par
     raster.setRmax(std::numeric_limits<Real>::max());
     raster.rasterizeSpheres(list, particle_radius);
     raster.finalize();
+    check.now();
     if (raster.ignoredParticles())
       throw SimulationError("writing " + path.string() + ": OpenVDB ignored " +
                             std::to_string(raster.getMinCount() + raster.getMaxCount()) +
@@ -267,8 +282,10 @@ FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& par
     // meshers and filters see interior bumps). Rebuilding from the zero
     // crossing gives a true signed distance in the band on both sides and an
     // empty (tiled) interior.
-    grid = openvdb::tools::levelSetRebuild(*raw, /*isovalue=*/0.0f,
-                                           static_cast<float>(VDB_HALF_WIDTH));
+    check.now();
+    const float band = static_cast<float>(VDB_HALF_WIDTH);
+    grid = openvdb::tools::levelSetRebuild(*raw, /*isovalue=*/0.0f, band, band, nullptr, &check);
+    check.now();
   }
   grid->setName(LIQUID_GRID_NAME);
   grid->setGridClass(openvdb::GRID_LEVEL_SET);
@@ -281,7 +298,9 @@ FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& par
 
   openvdb::GridCPtrVec grids{grid};
   if (velocity) grids.push_back(velocity_grid(*grid, velocity, path));
+  check.now();
   if (with_particles) grids.push_back(particle_grid(particles, grid->transform()));
+  check.now();
 
   std::string bytes;
   try {

@@ -51,6 +51,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/core/cancel.hpp"
 #include "lib/core/types.hpp"
 #include "lib/io/atomic.hpp"
 
@@ -111,12 +112,17 @@ struct VdbMetadata {
 // marker particles themselves as an OpenVDB points grid
 // LIQUID_PARTICLES_GRID_NAME = "particles" (attribute P, positions as given,
 // on the same voxel size), for renderers and tools that work on points.
+//
+// `abandon` (may be null): looked at between the steps and inside OpenVDB's
+// rasterization and rebuild; once requested, throws Abandoned (core/cancel.hpp)
+// before anything is written (a stop does not wait for a frame's seconds).
 using VelocityField = std::function<Vec3(const Vec3& world)>;
 inline constexpr const char* LIQUID_VELOCITY_GRID_NAME = "v";
 inline constexpr const char* LIQUID_PARTICLES_GRID_NAME = "particles";
 FileDigest write_liquid_vdb(const std::filesystem::path& path, const Points& particles,
                             Real particle_radius, Real voxel_size, const VdbMetadata& meta,
-                            const VelocityField& velocity = {}, bool with_particles = false);
+                            const VelocityField& velocity = {}, bool with_particles = false,
+                            const AbandonRequest* abandon = nullptr);
 
 // The number of points in the points grid `name` of the VDB file at `path`
 // and their centroid [m] (0 when empty). Throws as read_vdb_info, and Error

@@ -30,8 +30,12 @@ std::vector<std::string> file_names(const FrameOutput& out) {
   return names;
 }
 
-std::map<std::string, io::FileDigest> write_frame(const FrameOutput& out, const std::filesystem::path& dir) {
+std::map<std::string, io::FileDigest> write_frame(const FrameOutput& out, const std::filesystem::path& dir,
+                                                  const AbandonRequest* abandon) {
   std::map<std::string, io::FileDigest> written;
+  const auto check = [abandon] {
+    if (abandon) abandon->check();
+  };
   if (out.liquid) {
     const LiquidOutput& l = *out.liquid;
     const std::string name = numbered("liquid", out.frame, ".vdb");
@@ -42,13 +46,15 @@ std::map<std::string, io::FileDigest> write_frame(const FrameOutput& out, const 
         return io::to_output_frame(u, up);
       };
     written[name] = io::write_liquid_vdb(dir / name, l.particles, l.particle_radius, l.voxel_size,
-                                         io::VdbMetadata{out.frame, out.time}, velocity, l.with_particles);
+                                         io::VdbMetadata{out.frame, out.time}, velocity, l.with_particles, abandon);
   }
   for (const SolidOutput& s : out.solids) {
+    check();
     const std::string name = numbered(s.name, out.frame, ".obj");
     written[name] = io::write_obj(dir / name, s.vertices, s.triangles, s.name);
   }
   if (out.smoke) {
+    check();
     const std::string name = numbered("smoke", out.frame, ".vdb");
     written[name] = io::write_fog_vdb(dir / name, out.smoke->grid, out.smoke->density, out.up,
                                       io::VdbMetadata{out.frame, out.time});

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/core/cancel.hpp"
 #include "lib/grid/mac_grid.hpp"
 #include "lib/io/atomic.hpp"
 #include "lib/io/frame.hpp"
@@ -71,7 +72,10 @@ io::UpAxis up_axis(const scene::Scene& scene);
 // Writes the files of `out` into `dir`, each atomically (io/atomic.hpp), and
 // returns their digests by name. Throws SimulationError (70) for a non-finite
 // position or velocity, OutputError (73/74) when a file cannot be written; a
-// file written before the failure stays (it is complete).
-std::map<std::string, io::FileDigest> write_frame(const FrameOutput& out, const std::filesystem::path& dir);
+// file written before the failure stays (it is complete). `abandon` (may be
+// null): once requested, the next file is not started and the liquid's is
+// given up where it is (Abandoned, core/cancel.hpp).
+std::map<std::string, io::FileDigest> write_frame(const FrameOutput& out, const std::filesystem::path& dir,
+                                                  const AbandonRequest* abandon = nullptr);
 
 }  // namespace fsicut::sim

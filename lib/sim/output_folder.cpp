@@ -158,13 +158,15 @@ void remove_stale_temporaries(const fs::path& dir) {
   }
 }
 
-void prepare_folder(const Simulator& sim, const fs::path& dir, const Manifest& manifest, bool resumed) {
+void prepare_folder(const Simulator& sim, const fs::path& dir, const Manifest& manifest, bool resumed,
+                    bool frame_pending) {
   if (resumed) {
-    const EarlierFrames earlier = check_earlier_frames(sim, dir, manifest, sim.frame);
+    const int last = frame_pending ? sim.frame - 1 : sim.frame;
+    const EarlierFrames earlier = check_earlier_frames(sim, dir, manifest, last);
     if (!earlier.damaged.empty())
       throw Error(ExitCode::data,
                   "cannot resume in " + dir.string() + ": frame files up to the checkpoint (frame " +
-                      std::to_string(sim.frame) + ") are missing or differ from manifest.tsv (size or checksum): " +
+                      std::to_string(last) + ") are missing or differ from manifest.tsv (size or checksum): " +
                       list_names(earlier.damaged) +
                       "; they cannot be rewritten without simulating them again: restore them, or run without "
                       "--resume to regenerate every frame");

@@ -41,8 +41,10 @@ bool frame_verified(const FrameOutput& out, const std::filesystem::path& dir, co
 // (the checkpoint's) against `manifest` by size and checksum: one that is
 // missing or differs is Error(data = 65) naming it (it cannot be rewritten
 // without simulating it again); one the manifest does not list is kept with a
-// warning.
-void prepare_folder(const Simulator& sim, const std::filesystem::path& dir, const Manifest& manifest, bool resumed);
+// warning. `frame_pending`: the checkpoint's own frame was being written when
+// the run stopped (RunProgress::pending) and is written again, not checked.
+void prepare_folder(const Simulator& sim, const std::filesystem::path& dir, const Manifest& manifest, bool resumed,
+                    bool frame_pending = false);
 
 // Deletes the temporaries (io/atomic.hpp: `.<name>.tmp-<pid>-<n>`) a killed
 // run left in `dir`: SIGKILL or a power cut between creating one and renaming

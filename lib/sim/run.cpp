@@ -46,6 +46,10 @@ constexpr const char* OTHER = "other";
 // A frame is done when less than this fraction of a frame remains (as in
 // advance_to): a stop request after its last substep waits for its outputs.
 constexpr Real FRAME_END_SLACK = 1e-12;
+// How long a stop waits for the frame being written before it gives it up
+// [s]: a light frame is finished (nothing is simulated again), a heavy one
+// does not hold the stop.
+constexpr double WRITER_GRACE_SECONDS = 1;
 
 FrameStats empty_stats(const Simulator& sim) {
   FrameStats st;
@@ -66,6 +70,13 @@ FrameStats empty_stats(const Simulator& sim) {
 // done, from the loop's thread: after a substep that finds it done, or when
 // the next frame waits for it.
 class FrameLoop {
+  // A checkpoint written on a stop: its file, and the time and frame it holds.
+  struct Saved {
+    fs::path file;
+    Real time = 0;
+    int frame = 0;
+  };
+
  public:
   FrameLoop(Simulator& sim, const FrameCallback& on_frame, const RunControl& control)
       : state_(sim), on_frame_(on_frame), control_(control), dir_(sim.scene.output.directory),
@@ -82,9 +93,10 @@ class FrameLoop {
     } drain{writer_};
     remove_stale_temporaries(dir_);
     manifest_ = resumed_ ? read_manifest(dir_) : Manifest{};
-    prepare_folder(state_, dir_, manifest_, resumed_);
+    prepare_folder(state_, dir_, manifest_, resumed_, resumed_ && control_.resumed->pending);
     if (resumed_) progress_ = *control_.resumed;
     else checkpoint::remove_all(dir_);
+    if (progress_.pending) write_pending_frame();
     if (resumed_) initial_volume_ = first_liquid_volume(progress_.stats);
     if (resumed_) previous_volume_ = last_liquid_volume(progress_.stats);
     else initial_volume_ = state_.liquid_volume();
@@ -95,7 +107,10 @@ class FrameLoop {
     }
     while (state_.frame < state_.scene.time.frames) {
       report_written();
-      if (stopped()) throw interrupted(save(progress_.mid_frame, progress_.partial));
+      if (stopped()) {
+        if (const std::optional<Saved> c = give_up_writing(progress_.mid_frame)) throw interrupted(*c);
+        throw interrupted(save(progress_.mid_frame, progress_.partial));
+      }
       const auto started = Clock::now();
       Real stepped = 0;
       FrameStats st = advance_one_frame(stepped);
@@ -120,24 +135,28 @@ class FrameLoop {
       progress_.mid_frame = false;
     }
     const Real before = total(times);
+    frame_start_.reset();
     // A stop request is honoured after the substep under way; at the frame's
     // end it waits for the frame's outputs.
     AdvanceHooks hooks;
     hooks.observe = control_.observe;
     hooks.before_substep = [&](const Simulator&, const FrameStats& tally) {
       substep_started_ = Clock::now();
-      // The first substep is always abandonable: nothing has been measured,
-      // and the estimate (sim/cost.hpp) can be off by 10x (an Eulerian
-      // first substep with many solver iterations).
+      if (!control_.stop) return;
+      // The first substep is always long: nothing has been measured, and the
+      // estimate (sim/cost.hpp) can be off by 10x (an Eulerian first substep
+      // with many solver iterations).
       const bool measured = last_substep_seconds_ > 0;
-      if (!control_.stop ||
-          (measured && std::max(last_substep_seconds_, estimated_substep_seconds_) <= control_.abandonable_seconds))
-        return;
-      FrameStats partial = tally;
-      for (const auto& [stage, seconds] : times.seconds()) partial.seconds[stage] = seconds;
-      const bool inside = tally.substeps > 0;
-      rollback_ = take_checkpoint(state_, RunProgress{{}, {}, inside, inside ? partial : FrameStats{}});
-      cancel_.emplace(control_.stop);
+      const bool long_one =
+          !measured || std::max(last_substep_seconds_, estimated_substep_seconds_) > control_.abandonable_seconds;
+      if (long_one || !frame_start_) {
+        FrameStats partial = tally;
+        for (const auto& [stage, seconds] : times.seconds()) partial.seconds[stage] = seconds;
+        const bool inside = tally.substeps > 0;
+        Checkpoint here = take_checkpoint(state_, RunProgress{{}, {}, inside, inside ? partial : FrameStats{}, {}});
+        (frame_start_ ? rollback_ : frame_start_) = std::move(here);
+      }
+      cancel_.emplace(control_.stop, long_one ? 0.0 : control_.stop_grace_seconds);
     };
     hooks.after_substep = [&](const Simulator&, const StepReport&) {
       cancel_.reset();
@@ -146,6 +165,7 @@ class FrameLoop {
       report_written();
       if (stopped() && end - state_.time > FRAME_END_SLACK / state_.scene.time.fps) {
         for (const auto& [stage, seconds] : times.seconds()) st.seconds[stage] = seconds;
+        if (const std::optional<Saved> c = give_up_writing(true)) throw interrupted(*c);
         throw interrupted(save(true, st));
       }
     };
@@ -153,7 +173,9 @@ class FrameLoop {
       advance_frame(state_, st, times, hooks);
     } catch (const Cancelled&) {
       cancel_.reset();
-      throw interrupted(save_rollback(), rollback_->time, rollback_->frame);
+      if (const std::optional<Saved> c = give_up_writing(true)) throw interrupted(*c);
+      Checkpoint& back = rollback_ ? *rollback_ : *frame_start_;
+      throw interrupted(save_rollback(back), back.time, back.frame);
     } catch (const SimulationError& e) {
       std::ostringstream where;
       where << e.what() << " (frame " << state_.frame + 1 << ", the substep from t = " << state_.time << " s)";
@@ -192,13 +214,19 @@ class FrameLoop {
       snapshot = take_checkpoint(state_, RunProgress{});
     const FrameReport report{state_.frame, scene.time.frames, state_.time, st.substeps, 0};
 
-    const Real waited = writer_.wait();
+    const auto waiting = Clock::now();
+    while (!writer_.wait_for(ABANDON_POLL_SECONDS))
+      if (stopped())
+        if (const std::optional<Saved> c = give_up_writing(false)) throw interrupted(*c);
+    writer_.wait();
+    const Real waited = std::chrono::duration<double>(Clock::now() - waiting).count();
     report_written();
     st.seconds[OUTPUT_WAIT] = waited;
     const Real wall = std::chrono::duration<double>(Clock::now() - started).count();
     st.seconds[OTHER] = std::max(0.0, wall - stepped - waited);
     unreported_ = report;
     unreported_->seconds = wall;
+    in_flight_ = InFlight{state_.frame, RunProgress::Pending{record.dump(), st.seconds, st.probe_rows}};
     writer_.run([this, out = std::move(out), record = std::move(record), seconds = st.seconds,
                  rows = std::move(st.probe_rows), snapshot = std::move(snapshot)]() mutable {
       write_job(out, std::move(record), std::move(seconds), rows, std::move(snapshot));
@@ -215,7 +243,13 @@ class FrameLoop {
                  const std::string& probe_rows, std::optional<Checkpoint> snapshot) {
     const auto start = Clock::now();
     if (!resumed_ || control_.rewrite_existing || !frame_verified(out, dir_, manifest_)) {
-      for (const auto& [name, digest] : write_frame(out, dir_)) manifest_[name] = digest;
+      try {
+        if (control_.writing) control_.writing(out.frame, abandon_);
+        for (const auto& [name, digest] : write_frame(out, dir_, &abandon_)) manifest_[name] = digest;
+      } catch (const Abandoned&) {
+        abandoned_ = true;
+        return;
+      }
       write_manifest(dir_, manifest_);
     }
     seconds[STAGE_OUTPUT] = std::chrono::duration<double>(Clock::now() - start).count();
@@ -252,19 +286,67 @@ class FrameLoop {
     return write_checkpoint(dir_, state_, progress_, state_.scene.output.checkpoint_keep);
   }
 
-  // The checkpoint of the abandoned substep's start, after the frames on
-  // their way to disk.
-  fs::path save_rollback() {
+  // The checkpoint of the abandoned substep's start (or its frame's), after
+  // the frames on their way to disk.
+  fs::path save_rollback(Checkpoint& back) {
     writer_.wait();
     report_written();
-    rollback_->progress.stats = progress_.stats;
-    rollback_->progress.probes = progress_.probes;
-    return write_checkpoint(dir_, *rollback_, state_.scene.output.checkpoint_keep);
+    back.progress.stats = progress_.stats;
+    back.progress.probes = progress_.probes;
+    return write_checkpoint(dir_, back, state_.scene.output.checkpoint_keep);
+  }
+
+  // On a stop: the frame being written, if it is not done within
+  // WRITER_GRACE_SECONDS, is given up at its writer's next check
+  // (io/vdb.hpp) instead of waited for, when a checkpoint at that
+  // frame's end can say so (RunProgress::pending): the state now, if it is
+  // that frame's end (`mid_frame` false), else the one kept at the start of
+  // the frame stepping beside it. Returns that checkpoint, written; nothing
+  // when no frame is being written, when there is no such state, or when the
+  // writer finished first (the caller then writes its usual checkpoint).
+  std::optional<Saved> give_up_writing(bool mid_frame) {
+    if (writer_.wait_for(WRITER_GRACE_SECONDS) || !in_flight_) return std::nullopt;
+    std::optional<Checkpoint> at_end;
+    if (!mid_frame && state_.frame == in_flight_->frame) at_end = take_checkpoint(state_, RunProgress{});
+    else if (frame_start_ && frame_start_->frame == in_flight_->frame && !frame_start_->progress.mid_frame)
+      at_end = frame_start_;
+    if (!at_end) return std::nullopt;
+    abandon_.request();
+    writer_.wait();
+    abandon_.reset();
+    if (!abandoned_) return std::nullopt;
+    abandoned_ = false;
+    unreported_.reset();
+    at_end->progress.pending = in_flight_->pending;
+    at_end->progress.stats = progress_.stats;
+    at_end->progress.probes = progress_.probes;
+    return Saved{write_checkpoint(dir_, *at_end, state_.scene.output.checkpoint_keep), at_end->time, at_end->frame};
+  }
+
+  // A resumed run's first act when its checkpoint's frame was given up on a
+  // stop: that frame's files from the restored state (the state they were
+  // captured from, so the same bytes), its stats line and probe rows.
+  void write_pending_frame() {
+    const RunProgress::Pending pending = *progress_.pending;
+    progress_.pending.reset();
+    const FrameOutput out = state_.capture_frame();
+    const auto start = Clock::now();
+    for (const auto& [name, digest] : write_frame(out, dir_)) manifest_[name] = digest;
+    write_manifest(dir_, manifest_);
+    std::map<std::string, double> seconds = pending.seconds;
+    seconds[STAGE_OUTPUT] = std::chrono::duration<double>(Clock::now() - start).count();
+    progress_.stats += stats_line(nlohmann::json::parse(pending.record), seconds) + "\n";
+    io::write_text_atomically(dir_ / "stats.jsonl", progress_.stats);
+    if (!progress_.probes.empty()) {
+      progress_.probes += pending.probe_rows;
+      io::write_text_atomically(dir_ / PROBES_FILE, progress_.probes);
+    }
   }
 
   bool stopped() const { return control_.stop && *control_.stop != 0; }
 
   Error interrupted(const fs::path& file) const { return interrupted(file, state_.time, state_.frame); }
+  Error interrupted(const Saved& saved) const { return interrupted(saved.file, saved.time, saved.frame); }
   Error interrupted(const fs::path& file, Real time, int frame) const {
     const int signal = *control_.stop;
     const char* name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGUSR1 ? "SIGUSR1" : nullptr;
@@ -285,13 +367,24 @@ class FrameLoop {
   std::optional<Real> initial_volume_;
   std::optional<Real> previous_volume_;  // the last frame's liquid volume [m^3]
   std::optional<FrameReport> unreported_;
-  // The substep under way (RunControl::abandonable_seconds): the checkpoint of its start
-  // while it can be abandoned, and the cancellation armed meanwhile.
+  // What a stop inside a substep rolls back to (RunControl::abandonable_seconds):
+  // the checkpoint of the last long substep's start, or of the frame's start,
+  // held until the frame ends; and the cancellation armed during each substep.
   const double estimated_substep_seconds_ = state_.estimate_substep().seconds;
   double last_substep_seconds_ = 0;
   Clock::time_point substep_started_;
+  std::optional<Checkpoint> frame_start_;
   std::optional<Checkpoint> rollback_;
   std::optional<CancelScope> cancel_;
+  // The frame on writer_ (give_up_writing): its number and stats line, and
+  // whether its job gave it up on abandon_ (set by the job, read after a wait).
+  struct InFlight {
+    int frame = 0;
+    RunProgress::Pending pending;
+  };
+  std::optional<InFlight> in_flight_;
+  AbandonRequest abandon_;
+  bool abandoned_ = false;
   // Last: destroyed (finishing its job, which uses the members above) first.
   BackgroundTask writer_;
 };

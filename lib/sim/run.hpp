@@ -24,9 +24,14 @@
 //
 // Stopping and resuming: when RunControl::stop becomes non-zero (a signal
 // handler sets it), the run abandons a long substep (RunControl::abandonable_seconds)
-// or finishes a short one, waits for the frame being written, writes a
-// checkpoint of that state (mid-frame if need be: the state is consistent
-// after every substep) and throws Error(temp_fail = 75). A resumed run
+// or finishes a short one (abandoning it after RunControl::stop_grace_seconds),
+// writes a checkpoint of that state (mid-frame if need be: the state is
+// consistent after every substep) and throws Error(temp_fail = 75). A frame
+// still being written 1 s later is not waited for: its writing is given up and
+// the checkpoint is the state at that frame's end (the state now, or the one
+// kept at the next frame's start), marked so that the resumed run writes that
+// frame first (RunProgress::pending); so a stop never waits for a heavy
+// output, at the price of the substeps since that frame's end. A resumed run
 // (RunControl::resumed, from resume_checkpoint in snapshot.hpp) continues from the restored
 // state exactly as the uninterrupted run would have: same substeps, same
 // output bytes. Every run first deletes the temporaries a killed run left in
@@ -34,6 +39,7 @@
 #include <csignal>
 #include <functional>
 
+#include "lib/core/cancel.hpp"
 #include "lib/sim/advance.hpp"
 #include "lib/sim/simulator.hpp"
 #include "lib/sim/snapshot.hpp"
@@ -61,21 +67,31 @@ struct RunControl {
   // rewrite the ones whose output files all exist (they are the same bytes);
   // true rewrites them (after --force, they came from another scene).
   bool rewrite_existing = false;
-  // A substep expected to take longer than this [s] (sim/cost.hpp's estimate
-  // or the last substep's wall time, whichever is larger), and the run's first
-  // substep (nothing measured yet), can be abandoned: the
-  // state at its start is kept as a checkpoint, the solvers poll `stop` between
+  // Every substep can be abandoned: the solvers poll `stop` between
   // iterations and every 50 ms during a factorization (core/cancel.hpp), and a
-  // stop request writes that checkpoint and throws Error(temp_fail = 75) at the
-  // next poll. The state is then left
-  // inside the abandoned substep: continue from the checkpoint. A shorter
-  // substep is finished first, so a stop takes at most about this long plus
-  // the checkpoint's writing. Keeping the copy costs about what writing a
-  // checkpoint costs without the disk, a small part of such a substep. Tests
-  // set 0 to make every substep abandonable.
+  // stop request there writes a checkpoint kept in memory and throws
+  // Error(temp_fail = 75); the state is then left inside the abandoned
+  // substep: continue from the checkpoint. Which checkpoint: a substep
+  // expected to take longer than abandonable_seconds [s] (sim/cost.hpp's
+  // estimate or the last substep's wall time, whichever is larger), and the
+  // run's first substep (nothing measured yet), keep the state at their start
+  // and are abandoned at the next poll. A shorter one is given
+  // stop_grace_seconds to finish (its work is kept, the checkpoint is written
+  // at its end); past that, it too is abandoned, back to the frame's start
+  // (or the last long substep's), whose state is kept from its first
+  // substep on. So no estimate, however wrong, holds a stop for longer than
+  // the grace period plus the next poll and the checkpoint's writing.
+  // Keeping a copy costs about what writing a checkpoint costs without the
+  // disk, once a frame for short substeps (1-4 % of a substep of the shipped
+  // scenes, so not each), and holds its memory until the frame ends. Tests set
+  // 0 to roll every substep back to its own start.
   double abandonable_seconds = 1;
+  double stop_grace_seconds = 2;
   // Sees each substep's coupled system before it is solved (tests).
   SystemObserver observe;
+  // Called on the writer's thread as a frame's files begin, with the frame
+  // and the request that gives them up on a stop (tests).
+  std::function<void(int, const AbandonRequest&)> writing;
   // Inverted tetrahedra (det F <= 0) stop the run with a SimulationError
   // (exit 70) instead of a warning (fsicut: --strict or the scene's /strict).
   bool strict = false;

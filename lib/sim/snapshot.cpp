@@ -124,6 +124,29 @@ void get_measures(checkpoint::ByteReader& r, RunProgress& p) {
   p.partial.loads.obstacles = get_loads(r, "obstacle loads");
 }
 
+// PEND, only with a frame given up on a stop.
+void put_pending(checkpoint::ByteWriter& w, const RunProgress::Pending& p) {
+  w.str(p.record);
+  w.u32(static_cast<std::uint32_t>(p.seconds.size()));
+  for (const auto& [stage, seconds] : p.seconds) {
+    w.str(stage);
+    w.f64(seconds);
+  }
+  w.str(p.probe_rows);
+}
+
+RunProgress::Pending get_pending(checkpoint::ByteReader& r) {
+  RunProgress::Pending p;
+  p.record = r.str();
+  const std::uint32_t n = r.u32();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    std::string stage = r.str();
+    p.seconds[stage] = r.f64();
+  }
+  p.probe_rows = r.str();
+  return p;
+}
+
 }  // namespace
 
 Checkpoint take_checkpoint(const Simulator& sim, RunProgress progress) {
@@ -149,6 +172,9 @@ checkpoint::Snapshot to_snapshot(const Checkpoint& c) {
   if (partial.particle_substeps != partial.substeps)
     checkpoint::add_section(s, checkpoint::SECTION_PARTICLE_STEPS,
                             [&](checkpoint::ByteWriter& w) { w.i32(partial.particle_substeps); });
+  if (c.progress.pending)
+    checkpoint::add_section(s, checkpoint::SECTION_PENDING_FRAME,
+                            [&](checkpoint::ByteWriter& w) { put_pending(w, *c.progress.pending); });
   return s;
 }
 
@@ -177,6 +203,11 @@ void restore_snapshot(const checkpoint::Snapshot& snapshot, const std::string& f
     checkpoint::ByteReader steps = snapshot.read(checkpoint::SECTION_PARTICLE_STEPS, file);
     p.partial.particle_substeps = steps.i32();
     checkpoint::expect_end(steps);
+  }
+  if (snapshot.has(checkpoint::SECTION_PENDING_FRAME)) {
+    checkpoint::ByteReader pending = snapshot.read(checkpoint::SECTION_PENDING_FRAME, file);
+    p.pending = get_pending(pending);
+    checkpoint::expect_end(pending);
   }
   // The clock first: what moves as a function of time is placed at it on restore.
   sim.time = time;
@@ -228,6 +259,7 @@ void rearrange_probes(const Simulator& sim, RunProgress& progress) {
   if (header.empty()) {
     progress.probes.clear();
     progress.partial.probe_rows.clear();
+    if (progress.pending) progress.pending->probe_rows.clear();
     return;
   }
   const std::vector<std::string> from = old.empty() ? std::vector<std::string>{} : split(old.substr(0, old.size() - 1), ',');
@@ -235,6 +267,7 @@ void rearrange_probes(const Simulator& sim, RunProgress& progress) {
   const std::string rows = old.empty() ? "" : progress.probes.substr(first + 1);
   progress.probes = header + rearranged(rows, from, to);
   progress.partial.probe_rows = rearranged(progress.partial.probe_rows, from, to);
+  if (progress.pending) progress.pending->probe_rows = rearranged(progress.pending->probe_rows, from, to);
 }
 
 }  // namespace

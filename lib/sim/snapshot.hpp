@@ -17,6 +17,7 @@
 // after the initial state. So a run stopped at any point and resumed ends
 // with output files bit-identical to an uninterrupted run.
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -33,6 +34,16 @@ struct RunProgress {
   std::string probes;       // probes.csv text so far (header and complete rows; empty: no probes)
   bool mid_frame = false;   // true: sim.time lies inside frame sim.frame + 1
   FrameStats partial;       // mid_frame: that frame's statistics so far
+  // Frame sim.frame's files were being written when a stop came and were
+  // given up (sim/run.cpp): a resumed run writes them first, from the
+  // restored state, then this stats line (its record, and its stage seconds
+  // but the output's) and probe rows. Not with mid_frame.
+  struct Pending {
+    std::string record;                     // the frame's stats record, JSON
+    std::map<std::string, double> seconds;  // its seconds but "output" [s]
+    std::string probe_rows;                 // its rows of probes.csv
+  };
+  std::optional<Pending> pending;
 };
 
 // A checkpoint taken but not yet written: the simulator's sections
